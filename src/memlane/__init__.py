@@ -1,0 +1,34 @@
+"""memlane: memory for AI agents, as plain Markdown with a rebuildable hybrid search index.
+
+import memlane
+with memlane.open("path/to/workspace") as mem:
+    mem.sync()
+    for r in mem.search("what did we decide about the API keys?").results:
+        print(r.path, r.start_line, r.end_line, r.score)
+"""
+
+from .config import AgentConfig, MemorySearchSettings
+from .errors import ConfigError, IndexError_, MemlaneError, PathError, ProviderError
+from .memory import Memory
+from .memory import open_memory as open
+from .search import SearchResponse, SearchResult
+from .sync import SyncReport
+from .tools import run_tool, tool_definitions
+
+__all__ = [
+    "AgentConfig",
+    "ConfigError",
+    "IndexError_",
+    "MemlaneError",
+    "Memory",
+    "MemorySearchSettings",
+    "PathError",
+    "ProviderError",
+    "SearchResponse",
+    "SearchResult",
+    "SyncReport",
+    "open",
+    "run_tool",
+    "tool_definitions",
+]
+__version__ = "0.1.0"

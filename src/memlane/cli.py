@@ -1,0 +1,219 @@
+"""The ``memlane`` command: argument parsing and printing only; the work is the library's."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import MemlaneError
+from .memory import Memory, open_memory
+from .search import SearchResponse
+from .tools import tool_definitions
+
+DEMO_WORKSPACE = Path(__file__).with_name("demo")
+DEMO_QUERIES = ("which database did we pick and why?", "OPENAI_API_KEY", "周末的计划")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"memlane: error: {message}", err=True)
+    sys.exit(1)
+
+
+@contextmanager
+def _memory(ctx: click.Context, **overrides: Any) -> Iterator[Memory]:
+    opts = ctx.obj
+    try:
+        with open_memory(opts["workspace"], agent=opts["agent"], config=opts["config"], **overrides) as mem:
+            yield mem
+    except MemlaneError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; the index is as it was before this run")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Agent workspace (default: the config's, else the current directory).",
+)
+@click.option("--agent", "-a", default="main", show_default=True, help="Agent id (selects per-agent config).")
+@click.option(
+    "--config",
+    "-c",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file (default: $MEMLANE_HOME/config.json).",
+)
+@click.version_option(package_name="memlane")
+@click.pass_context
+def cli(ctx: click.Context, workspace: Path | None, agent: str, config_path: Path | None) -> None:
+    """Index and search an agent's Markdown memory (MEMORY.md, memory/**/*.md)."""
+    ctx.obj = {"workspace": workspace, "agent": agent, "config": config_path}
+
+
+def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A progress callback with ETA on a terminal; silent when stderr is piped."""
+    from tqdm import tqdm
+
+    bar: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in bar:
+            if total == 0:
+                return
+            bar["bar"] = tqdm(total=total, unit="chunk", desc="embedding", disable=None, file=sys.stderr, leave=False)
+        bar["bar"].n = done
+        bar["bar"].refresh()
+
+    def close() -> None:
+        if "bar" in bar:
+            bar["bar"].close()
+
+    return update, close
+
+
+def _run_index(mem: Memory, force: bool, as_json: bool) -> None:
+    update, close = _progress_bar()
+    try:
+        report = mem.sync(force=force, progress=update)
+    finally:
+        close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    kind = f"full reindex ({report.reason})" if report.full_reindex else "incremental sync"
+    click.echo(
+        f"{kind}: {report.files_added} added, {report.files_changed} changed, {report.files_removed} removed, "
+        f"{report.files_unchanged} unchanged files; {report.chunks_written} chunks written; "
+        f"{report.embedded} embedded, {report.cached} from cache; {report.seconds:.2f}s"
+    )
+    for note in report.notes:
+        click.echo(f"note: {note}")
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Rebuild the whole index.")
+@click.option("--json", "as_json", is_flag=True, help="Print the sync report as JSON.")
+@click.pass_context
+def index(ctx: click.Context, force: bool, as_json: bool) -> None:
+    """Bring the index up to date with the memory files."""
+    with _memory(ctx) as mem:
+        _run_index(mem, force, as_json)
+
+
+def _print_response(resp: SearchResponse, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(resp.to_dict(), indent=2, ensure_ascii=False))
+        return
+    for note in resp.notes:
+        click.echo(f"note: {note}", err=True)
+    if resp.fallback:
+        click.echo(f"note: fell back from {resp.fallback['from']}: {resp.fallback['reason']}", err=True)
+    if not resp.results:
+        click.echo("no results")
+        return
+    for r in resp.results:
+        click.echo(click.style(f"{r.path}:{r.start_line}-{r.end_line}", bold=True) + f"  score {r.score:.3f}")
+        for line in r.snippet.splitlines():
+            click.echo(f"    {line}")
+        click.echo()
+    click.echo(f"[{resp.mode} search, {resp.provider or 'no provider'}/{resp.model or '-'}]", err=True)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--max-results", "-n", type=click.IntRange(min=1), help="Results at most (default 6).")
+@click.option("--min-score", type=click.FloatRange(min=0), help="Drop results below this score (default 0.35).")
+@click.option("--json", "as_json", is_flag=True, help="Print the tool payload as JSON.")
+@click.pass_context
+def search(ctx: click.Context, query: str, max_results: int | None, min_score: float | None, as_json: bool) -> None:
+    """Search memory for QUERY."""
+    with _memory(ctx) as mem:
+        _print_response(mem.search(query, max_results=max_results, min_score=min_score), as_json)
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--from", "from_line", type=click.IntRange(min=1), help="First line (1-based).")
+@click.option("--lines", type=click.IntRange(min=1), help="How many lines.")
+@click.pass_context
+def get(ctx: click.Context, path: str, from_line: int | None, lines: int | None) -> None:
+    """Print a memory file, or LINES lines of it from line FROM."""
+    with _memory(ctx) as mem:
+        click.echo(mem.get(path, from_line=from_line, lines=lines), nl=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.option("--deep", is_flag=True, help="Also load the provider and embed a probe text.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
+    """Show what the index holds and how it is set up."""
+    with _memory(ctx) as mem:
+        info = mem.status(deep=deep)
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"agent      {info['agent']}\nworkspace  {info['workspace']}")
+    click.echo(
+        f"index      {info['files']} files, {info['chunks']} chunks, "
+        f"{'dirty' if info['dirty'] else 'up to date'}{'' if info['indexed'] else ' (never built)'}"
+    )
+    click.echo(f"store      {info['store']['path']} ({info['store']['bytes']:,} bytes)")
+    click.echo(
+        f"provider   {info['provider'] or 'none'} / {info['model'] or '-'} ({info['dims'] or 0} dims): "
+        f"{info['providerReason']}"
+    )
+    if info["fallback"]:
+        click.echo(f"fallback   from {info['fallback']['from']}: {info['fallback']['reason']}")
+    click.echo(f"vectors    {info['vector']['backend']}")
+    click.echo(f"keywords   FTS5 {info['fts']['tokenizer']}, CJK {info['fts']['cjk']}")
+    click.echo(f"chunking   {info['chunking']['tokens']} tokens, {info['chunking']['overlap']} overlap")
+    click.echo(f"cache      {info['cacheEntries']} entries (max {info['cache']['maxEntries']})")
+    if "probe" in info:
+        probe = info["probe"]
+        click.echo(f"probe      {'ok, ' + str(probe['ms']) + ' ms' if probe['ok'] else 'FAILED: ' + probe['error']}")
+
+
+@cli.command()
+@click.argument("queries", nargs=-1)
+@click.pass_context
+def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:
+    """Index the bundled demo workspace and run a few searches on it."""
+    ctx.obj["workspace"] = ctx.obj["workspace"] or DEMO_WORKSPACE
+    if ctx.obj["agent"] == "main":
+        ctx.obj["agent"] = "demo"
+    with _memory(ctx) as mem:
+        click.echo(f"workspace: {mem.workspace}")
+        _run_index(mem, force=False, as_json=False)
+        for query in queries or DEMO_QUERIES:
+            click.echo(click.style(f"\n$ memlane search {query!r}", fg="cyan"))
+            _print_response(mem.search(query, max_results=3), as_json=False)
+
+
+@cli.command()
+@click.option(
+    "--style",
+    type=click.Choice(["openai", "responses", "anthropic", "json-schema"]),
+    default="openai",
+    show_default=True,
+)
+def tools(style: str) -> None:
+    """Print the memory_search / memory_get tool definitions."""
+    click.echo(json.dumps(tool_definitions(style), indent=2))
+
+
+def main() -> None:
+    cli(prog_name="memlane")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Settings: the spec's ``memorySearch`` shape, its defaults, per-agent merging and file loading.
+
+A config file (JSON, or TOML by extension) looks like::
+
+    {"agents": {"defaults": {"workspace": "~/clawd", "memorySearch": {...}},
+                "list": [{"id": "peter", "memorySearch": {"provider": "local"}}]}}
+
+Resolution for one agent: built-in defaults <- ``agents.defaults`` <- that agent's entry
+in ``agents.list`` <- arguments of the call. Unknown keys and wrong types raise
+:class:`~memlane.errors.ConfigError` naming the dotted key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+
+from .errors import ConfigError
+
+ENV_HOME = "MEMLANE_HOME"
+
+
+def memlane_home() -> Path:
+    """The directory for memlane's own state: ``$MEMLANE_HOME`` or ``~/.memlane``."""
+    raw = os.environ.get(ENV_HOME)
+    return Path(raw).expanduser() if raw else Path.home() / ".memlane"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+
+class BatchSettings(_Model):
+    enabled: bool = True
+    wait: bool = True
+    concurrency: int = Field(2, ge=1)
+    poll_interval_ms: int = Field(5000, ge=0)
+    timeout_minutes: float = Field(60, gt=0)
+
+
+class RemoteSettings(_Model):
+    base_url: str | None = None
+    api_key: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    batch: BatchSettings = BatchSettings()
+
+
+class LocalSettings(_Model):
+    # A directory holding an ONNX graph and tokenizer.json; None = the bundled all-MiniLM-L6-v2.
+    model_path: str | None = None
+    model_cache_dir: str | None = None
+
+
+class VectorSettings(_Model):
+    enabled: bool = True
+    extension_path: str | None = None
+
+
+class StoreSettings(_Model):
+    driver: Literal["sqlite"] = "sqlite"
+    path: str | None = None  # default: $MEMLANE_HOME/memory/{agentId}.sqlite
+    vector: VectorSettings = VectorSettings()
+
+
+class ChunkingSettings(_Model):
+    tokens: int = Field(400, ge=16)
+    overlap: int = Field(80, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_tokens(self) -> ChunkingSettings:
+        if self.overlap >= self.tokens:
+            raise ValueError("chunking.overlap must be smaller than chunking.tokens")
+        return self
+
+
+class SessionDeltaSettings(_Model):
+    delta_bytes: int = Field(100_000, ge=0)
+    delta_messages: int = Field(50, ge=0)
+
+
+class SyncSettings(_Model):
+    on_session_start: bool = True
+    on_search: bool = True
+    watch: bool = True
+    watch_debounce_ms: int = Field(1500, ge=0)
+    interval_minutes: float = Field(0, ge=0)
+    sessions: SessionDeltaSettings = SessionDeltaSettings()
+
+
+class MmrSettings(_Model):
+    enabled: bool = False
+    # 1.0 = pure relevance, 0.0 = pure diversity.
+    lambda_: float = Field(0.7, ge=0, le=1, alias="lambda")
+
+
+class HybridSettings(_Model):
+    enabled: bool = True
+    vector_weight: float = Field(0.7, ge=0)
+    text_weight: float = Field(0.3, ge=0)
+    candidate_multiplier: int = Field(4, ge=1)
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    rrf_k: int = Field(60, ge=1)
+    mmr: MmrSettings = MmrSettings()
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> HybridSettings:
+        if self.vector_weight + self.text_weight <= 0:
+            raise ValueError("vectorWeight + textWeight must be greater than 0")
+        return self
+
+    @property
+    def weights(self) -> tuple[float, float]:
+        """(vector, text) weights normalised to sum to 1."""
+        total = self.vector_weight + self.text_weight
+        return self.vector_weight / total, self.text_weight / total
+
+
+class QuerySettings(_Model):
+    max_results: int = Field(6, ge=1)
+    min_score: float = Field(0.35, ge=0)
+    hybrid: HybridSettings = HybridSettings()
+
+
+class CacheSettings(_Model):
+    enabled: bool = True
+    max_entries: int = Field(50_000, ge=0)
+
+
+class ExperimentalSettings(_Model):
+    session_memory: bool = False
+
+
+ProviderName = Literal["auto", "local", "openai", "gemini", "none"]
+
+
+class MemorySearchSettings(_Model):
+    """The resolved ``memorySearch`` settings of one agent."""
+
+    enabled: bool = True
+    sources: list[Literal["memory", "sessions"]] = Field(default_factory=lambda: ["memory"])  # type: ignore[arg-type]
+    provider: ProviderName = "auto"
+    model: str | None = None
+    fallback: Literal["openai", "gemini", "local", "none"] = "none"
+    remote: RemoteSettings = RemoteSettings()
+    local: LocalSettings = LocalSettings()
+    store: StoreSettings = StoreSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    sync: SyncSettings = SyncSettings()
+    query: QuerySettings = QuerySettings()
+    cache: CacheSettings = CacheSettings()
+    experimental: ExperimentalSettings = ExperimentalSettings()
+
+    def store_path(self, agent_id: str) -> Path:
+        raw = self.store.path or str(memlane_home() / "memory" / "{agentId}.sqlite")
+        return Path(raw.replace("{agentId}", agent_id)).expanduser()
+
+
+# -- the file's outer shape: only validated loosely here, memorySearch is validated after merging.
+class _AgentEntry(_Model):
+    id: str
+    workspace: str | None = None
+    memory_search: dict[str, Any] | None = None
+
+
+class _AgentDefaults(_Model):
+    workspace: str | None = None
+    memory_search: dict[str, Any] | None = None
+
+
+class _Agents(_Model):
+    defaults: _AgentDefaults = _AgentDefaults()
+    entries: list[_AgentEntry] = Field(default_factory=list, alias="list")
+
+
+class _ProviderEntry(_Model):
+    api_key: str | None = None
+    base_url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class _Models(_Model):
+    providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
+
+
+class ConfigFile(_Model):
+    agents: _Agents = _Agents()
+    models: _Models = _Models()
+
+
+class AgentConfig(BaseModel):
+    """Everything memlane needs for one agent, after merging."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str
+    workspace: Path | None
+    memory_search: MemorySearchSettings
+    providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
+
+
+def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _format_validation(err: ValidationError, prefix: str) -> str:
+    parts = []
+    for item in err.errors():
+        loc = ".".join(str(p) for p in item["loc"] if p != "__root__")
+        where = f"{prefix}.{loc}" if loc else prefix
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def default_config_path() -> Path:
+    home = memlane_home()
+    for name in ("config.json", "config.toml"):
+        if (home / name).exists():
+            return home / name
+    return home / "config.json"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid {path.suffix.lstrip('.') or 'JSON'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path}: the top level must be an object")
+    return data
+
+
+def resolve(
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    agent: str = "main",
+    overrides: Mapping[str, Any] | None = None,
+) -> AgentConfig:
+    """Resolve one agent's settings from a config file path, a mapping, or the default file.
+
+    ``overrides`` is a ``memorySearch``-shaped mapping applied last (call arguments).
+    """
+    if config is None:
+        path = default_config_path()
+        data = read_config_file(path) if path.exists() else {}
+    elif isinstance(config, Mapping):
+        data = dict(config)
+    else:
+        data = read_config_file(Path(config).expanduser())
+
+    try:
+        parsed = ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {_format_validation(exc, 'config')}") from None
+
+    entry = next((e for e in parsed.agents.entries if e.id == agent), None)
+    merged: dict[str, Any] = {}
+    merged = _deep_merge(merged, parsed.agents.defaults.memory_search or {})
+    if entry is not None:
+        merged = _deep_merge(merged, entry.memory_search or {})
+    merged = _deep_merge(merged, overrides or {})
+    try:
+        settings = MemorySearchSettings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {_format_validation(exc, 'memorySearch')}") from None
+
+    workspace = (entry.workspace if entry and entry.workspace else None) or parsed.agents.defaults.workspace
+    return AgentConfig(
+        agent_id=agent,
+        workspace=Path(workspace).expanduser() if workspace else None,
+        memory_search=settings,
+        providers=dict(parsed.models.providers),
+    )

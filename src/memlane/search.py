@@ -1,0 +1,244 @@
+"""Ranking: keyword and vector candidate pools, fusion (weighted or RRF), MMR, snippets.
+
+Every candidate, from either pool, is scored on both signals: its cosine similarity is
+computed exactly from the in-memory matrix, so a strong keyword hit is never judged as if
+it had no vector score. BM25 relevance is scaled by the best BM25 of the query, so the
+best keyword match gets 1.0 and weaker ones proportionally less.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from .config import HybridSettings
+from .keywords import STOPWORDS, match_expression, query_terms
+from .store import SQLiteStore, StoredChunk
+
+SNIPPET_MAX_CHARS = 700
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    source: str
+    vector_score: float | None = None
+    text_score: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+            "score": round(self.score, 4),
+            "snippet": self.snippet,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    results: list[SearchResult]
+    provider: str | None
+    model: str | None
+    fallback: dict[str, str] | None
+    mode: str  # "hybrid" | "keyword" | "vector"
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        payload: dict[str, object] = {
+            "results": [r.to_dict() for r in self.results],
+            "provider": self.provider,
+            "model": self.model,
+            "fallback": self.fallback,
+            "mode": self.mode,
+        }
+        if self.notes:
+            payload["notes"] = list(self.notes)
+        return payload
+
+
+@dataclass(frozen=True)
+class VectorIndex:
+    """The live index's vectors: ``seqs`` ascending, one row of ``matrix`` per seq."""
+
+    seqs: npt.NDArray[np.int64]
+    matrix: npt.NDArray[np.float32]
+
+    def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
+        """Row of each seq, -1 where it has no vector."""
+        wanted = np.asarray(seqs, dtype=np.int64)
+        pos = np.searchsorted(self.seqs, wanted)
+        pos = np.clip(pos, 0, max(len(self.seqs) - 1, 0))
+        ok = (len(self.seqs) > 0) & (self.seqs[pos] == wanted) if len(self.seqs) else np.zeros(len(wanted), bool)
+        return np.where(ok, pos, -1)
+
+
+@dataclass
+class _Candidate:
+    seq: int
+    vector: float = 0.0
+    text: float = 0.0
+    score: float = 0.0
+
+
+def rank(
+    store: SQLiteStore,
+    query: str,
+    query_vec: npt.NDArray[np.float32] | None,
+    vectors: VectorIndex | None,
+    hybrid: HybridSettings,
+    max_results: int,
+    min_score: float,
+) -> tuple[list[SearchResult], str]:
+    """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector")."""
+    pool = max_results * hybrid.candidate_multiplier
+    use_vector = query_vec is not None and vectors is not None and len(vectors.seqs) > 0
+    use_text = hybrid.enabled or not use_vector
+    mode = "hybrid" if (use_vector and use_text) else ("vector" if use_vector else "keyword")
+
+    candidates: dict[int, _Candidate] = {}
+    keyword_order: list[int] = []
+    if use_text:
+        match = match_expression(query)
+        hits = store.keyword_search(match, pool) if match else []
+        best = max((s for _, s in hits), default=0.0)
+        for seq, raw in hits:
+            candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
+            keyword_order.append(seq)
+
+    sims: npt.NDArray[np.float32] | None = None
+    vector_order: list[int] = []
+    if use_vector:
+        assert vectors is not None and query_vec is not None
+        sims = vectors.matrix @ query_vec
+        k = min(pool, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+        top = top[np.argsort(-sims[top], kind="stable")]
+        vector_order = [int(vectors.seqs[i]) for i in top]
+        for seq in vector_order:
+            candidates.setdefault(seq, _Candidate(seq))
+        # Exact cosine for every candidate, keyword-only ones included.
+        cand_seqs = list(candidates)
+        rows = vectors.rows_of(cand_seqs)
+        for seq, row in zip(cand_seqs, rows, strict=True):
+            if row >= 0:
+                candidates[seq].vector = max(float(sims[row]), 0.0)
+
+    wv, wt = hybrid.weights
+    if mode == "keyword":
+        for c in candidates.values():
+            c.score = c.text
+    elif mode == "vector":
+        for c in candidates.values():
+            c.score = c.vector
+    elif hybrid.fusion == "rrf":
+        _rrf(candidates, keyword_order, vector_order, hybrid.rrf_k, wv, wt)
+    else:
+        for c in candidates.values():
+            c.score = wv * c.vector + wt * c.text
+
+    ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.seq))
+    ranked = [c for c in ranked if c.score >= min_score]
+    if hybrid.mmr.enabled and len(ranked) > 1:
+        ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, max_results)
+    ranked = ranked[:max_results]
+
+    rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
+    terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
+    results = []
+    for c in ranked:
+        row = rows_by_seq.get(c.seq)
+        if row is None:  # deleted between the two reads
+            continue
+        results.append(_result(row, c, terms, use_vector, use_text))
+    return results, mode
+
+
+def _rrf(
+    candidates: dict[int, _Candidate], keyword: list[int], vector: list[int], k: int, wv: float, wt: float
+) -> None:
+    """Weighted reciprocal rank fusion, scaled so rank 1 on both lists scores 1.0."""
+    kw_rank = {seq: i for i, seq in enumerate(keyword)}
+    vec_rank = {seq: i for i, seq in enumerate(vector)}
+    top = (wv + wt) / (k + 1)
+    for c in candidates.values():
+        s = 0.0
+        if c.seq in vec_rank:
+            s += wv / (k + 1 + vec_rank[c.seq])
+        if c.seq in kw_rank:
+            s += wt / (k + 1 + kw_rank[c.seq])
+        c.score = s / top
+
+
+def _mmr(
+    ranked: list[_Candidate], vectors: VectorIndex | None, store: SQLiteStore, lam: float, n: int
+) -> list[_Candidate]:
+    """Maximal marginal relevance: trade relevance against similarity to what is already picked."""
+    if vectors is not None:
+        rows = vectors.rows_of([c.seq for c in ranked])
+        vecs = np.where((rows >= 0)[:, None], vectors.matrix[np.maximum(rows, 0)], 0.0)
+        sim = vecs @ vecs.T
+    else:
+        texts = store.chunks_by_seq(c.seq for c in ranked)
+        sets = [set(re.findall(r"\w+", texts[c.seq].text.lower())) if c.seq in texts else set() for c in ranked]
+        sim = np.array([[len(a & b) / max(len(a | b), 1) for b in sets] for a in sets])
+    chosen: list[int] = []
+    left = list(range(len(ranked)))
+    while left and len(chosen) < n:
+        best = max(
+            left,
+            key=lambda i: lam * ranked[i].score - (1 - lam) * max((sim[i, j] for j in chosen), default=0.0),
+        )
+        chosen.append(best)
+        left.remove(best)
+    return [ranked[i] for i in chosen] + [ranked[i] for i in left]
+
+
+def _result(row: StoredChunk, c: _Candidate, terms: list[str], use_vector: bool, use_text: bool) -> SearchResult:
+    return SearchResult(
+        path=row.path,
+        start_line=row.start_line,
+        end_line=row.end_line,
+        score=c.score,
+        snippet=make_snippet(row.text, terms),
+        source=row.source,
+        vector_score=c.vector if use_vector else None,
+        text_score=c.text if use_text else None,
+    )
+
+
+def make_snippet(text: str, terms: list[str], limit: int = SNIPPET_MAX_CHARS) -> str:
+    """At most ``limit`` characters of ``text``: the run of whole lines with the most query terms."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    lowered = [ln.lower() for ln in lines]
+    hits = [sum(1 for t in terms if t in ln) for ln in lowered]
+    best_start, best_hits = 0, -1
+    for start in range(len(lines)):
+        size, total, end = 0, 0, start
+        while end < len(lines) and size + len(lines[end]) + 1 <= limit:
+            size += len(lines[end]) + 1
+            total += hits[end]
+            end += 1
+        if total > best_hits:
+            best_start, best_hits = start, total
+    out: list[str] = []
+    size = 0
+    for line in lines[best_start:]:
+        if size + len(line) + 1 > limit:
+            break
+        out.append(line)
+        size += len(line) + 1
+    snippet = "\n".join(out)
+    if not snippet:  # a single line longer than the limit
+        snippet = lines[best_start][: limit - 1] + "…"
+    return snippet

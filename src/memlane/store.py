@@ -1,0 +1,402 @@
+"""The SQLite store: schema, writes, keyword search and the vectors of the live index.
+
+Tables (the spec's, with two deliberate changes recorded in docs/DESIGN.md):
+
+- ``meta(key, value)``: schema version, index fingerprint, provider/model, generation.
+- ``files(path, source, hash, mtime, size)``: what was indexed, to skip unchanged files.
+- ``chunks(seq, id, path, source, start_line, end_line, hash, model, text, cjk, updated_at)``:
+  ``seq`` is a stable integer key for FTS; ``cjk`` holds CJK bigrams for the word index.
+- ``embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at)``:
+  every vector, float32 BLOB, stored once. A chunk's vector is the entry with the index's
+  provider/model/key and the chunk's text hash, so unchanged text is never embedded twice
+  and the live index costs no second copy. Entries a live chunk uses are never pruned.
+- ``chunks_fts``: FTS5 over ``chunks(text, cjk)`` (external content, kept by triggers),
+  ``porter unicode61 remove_diacritics 2``.
+
+All writes go through :meth:`SQLiteStore.write`: one ``BEGIN IMMEDIATE`` transaction, so a
+reader never sees half of a change and a killed writer leaves the previous state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import IndexError_
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 30_000
+
+_BASE_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS files (
+      path TEXT PRIMARY KEY,
+      source TEXT NOT NULL DEFAULT 'memory',
+      hash TEXT NOT NULL,
+      mtime INTEGER NOT NULL,
+      size INTEGER NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS embedding_cache (
+      provider TEXT NOT NULL,
+      model TEXT NOT NULL,
+      provider_key TEXT NOT NULL,
+      hash TEXT NOT NULL,
+      embedding BLOB NOT NULL,
+      dims INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (provider, model, provider_key, hash))""",
+    "CREATE INDEX IF NOT EXISTS idx_embedding_cache_updated_at ON embedding_cache(updated_at)",
+]
+# Recreated as a unit by reset(): plain statements, no executescript (it would commit).
+_CHUNK_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS chunks (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      path TEXT NOT NULL,
+      source TEXT NOT NULL DEFAULT 'memory',
+      start_line INTEGER NOT NULL,
+      end_line INTEGER NOT NULL,
+      hash TEXT NOT NULL,
+      model TEXT NOT NULL,
+      text TEXT NOT NULL,
+      cjk TEXT NOT NULL DEFAULT '',
+      updated_at INTEGER NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path)",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source)",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+      text, cjk, content='chunks', content_rowid='seq',
+      tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_fts(rowid, text, cjk) VALUES (new.seq, new.text, new.cjk);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+      INSERT INTO chunks_fts(chunks_fts, rowid, text, cjk) VALUES ('delete', old.seq, old.text, old.cjk);
+    END""",
+]
+
+_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A chunk ready to be written."""
+
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    hash: str
+    text: str
+    cjk: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    seq: int
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    hash: str
+    mtime: int
+    size: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingKey:
+    """Which model's vectors: (provider, model, provider_key)."""
+
+    provider: str
+    model: str
+    provider_key: str
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _blob(vec: npt.NDArray[np.float32]) -> bytes:
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+class SQLiteStore:
+    """One agent's index in one SQLite file (WAL mode, one writer at a time)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self.recovered: str | None = None  # why a broken file was moved aside, if it was
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = self._connect()
+            self._check()
+        except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._quarantine(str(exc))
+            self._conn = self._connect()
+            self._check()
+
+    # -- opening, checking, recovering
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _check(self) -> None:
+        conn = self._conn
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+        if not tables:
+            with self.write():
+                for stmt in _BASE_SCHEMA + _CHUNK_SCHEMA:
+                    conn.execute(stmt)
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+            return
+        version = None
+        if "meta" in tables:
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = row[0] if row else None
+        if not tables >= _TABLES or version != str(SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(
+                f"index schema {version!r} does not match this memlane's ({SCHEMA_VERSION}) or tables are missing"
+            )
+        # Touch every table once: a truncated or garbled file fails here, not mid-search.
+        conn.execute("SELECT count(*) FROM chunks").fetchone()
+        conn.execute("SELECT count(*) FROM files").fetchone()
+        conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'a' LIMIT 1").fetchall()
+
+    def _quarantine(self, reason: str) -> None:
+        """Move a broken index aside (never delete it) and start empty; the files rebuild it."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.path) + suffix)
+            if src.exists():
+                os.replace(src, Path(f"{self.path}.broken-{stamp}{suffix}"))
+        self.recovered = f"the index at {self.path} could not be used ({reason}); it was moved aside and rebuilt"
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- transactions
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction; bumps ``generation`` so readers know to reload vectors."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._conn.execute(
+                    "INSERT INTO meta(key, value) VALUES('generation', '1') "
+                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    # -- meta
+    def _set_meta(self, key: str, value: str) -> None:
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Set meta keys; call inside :meth:`write`."""
+        for key, value in values.items():
+            self._set_meta(key, value)
+
+    def meta(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def generation(self) -> int:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    # -- files and chunks
+    def file_states(self) -> dict[str, FileState]:
+        with self._lock:
+            rows = self._conn.execute("SELECT path, hash, mtime, size, source FROM files").fetchall()
+        return {p: FileState(h, m, s, src) for p, h, m, s, src in rows}
+
+    def set_file_state(self, path: str, state: FileState) -> None:
+        """Record a file as indexed; call inside :meth:`write`."""
+        self._conn.execute(
+            "INSERT INTO files(path, source, hash, mtime, size) VALUES(?,?,?,?,?) "
+            "ON CONFLICT(path) DO UPDATE SET source=excluded.source, hash=excluded.hash, "
+            "mtime=excluded.mtime, size=excluded.size",
+            (path, state.source, state.hash, state.mtime, state.size),
+        )
+
+    def replace_chunks(self, path: str, rows: Sequence[ChunkRow], model: str) -> None:
+        """Make ``rows`` the chunks of ``path``; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        now = _now_ms()
+        self._conn.executemany(
+            "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING",
+            [(r.id, r.path, r.source, r.start_line, r.end_line, r.hash, model, r.text, r.cjk, now) for r in rows],
+        )
+
+    def delete_file(self, path: str) -> None:
+        """Forget a file and its chunks; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self._conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def reset(self) -> None:
+        """Empty files, chunks and the word index; call inside :meth:`write` (so it is atomic)."""
+        self._conn.execute("DELETE FROM files")
+        # Dropping and recreating is much faster than deleting row by row through the FTS triggers.
+        for stmt in (
+            "DROP TRIGGER chunks_ai",
+            "DROP TRIGGER chunks_ad",
+            "DROP TABLE chunks_fts",
+            "DROP TABLE chunks",
+        ):
+            self._conn.execute(stmt)
+        for stmt in _CHUNK_SCHEMA:
+            self._conn.execute(stmt)
+
+    def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
+        ids = list(seqs)
+        if not ids:
+            return {}
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, id, path, source, start_line, end_line, text FROM chunks "
+                f"WHERE seq IN ({','.join('?' * len(ids))})",
+                ids,
+            ).fetchall()
+        return {r[0]: StoredChunk(*r) for r in rows}
+
+    def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
+        """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression."""
+        sql = "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
+        with self._lock:
+            try:
+                rows = self._conn.execute(sql, (match, limit)).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
+        return [(int(seq), float(score)) for seq, score in rows]
+
+    # -- vectors
+    def cached_vectors(self, key: EmbeddingKey, hashes: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        unique = list(dict.fromkeys(hashes))
+        with self._lock:
+            for i in range(0, len(unique), 500):
+                part = unique[i : i + 500]
+                rows = self._conn.execute(
+                    "SELECT hash, embedding FROM embedding_cache WHERE provider=? AND model=? AND provider_key=? "
+                    f"AND hash IN ({','.join('?' * len(part))})",
+                    (key.provider, key.model, key.provider_key, *part),
+                ).fetchall()
+                for h, blob in rows:
+                    found[h] = np.frombuffer(blob, dtype="<f4")
+        return found
+
+    def put_vectors(self, key: EmbeddingKey, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        """Store vectors by text hash; call inside :meth:`write`."""
+        now = _now_ms()
+        self._conn.executemany(
+            "INSERT INTO embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at) "
+            "VALUES(?,?,?,?,?,?,?) ON CONFLICT DO UPDATE SET updated_at=excluded.updated_at",
+            [
+                (key.provider, key.model, key.provider_key, h, _blob(v), int(v.shape[0]), now)
+                for h, v in vectors.items()
+            ],
+        )
+
+    def touch_vectors(self, key: EmbeddingKey, hashes: Sequence[str]) -> None:
+        """Mark cache entries as recently used (LRU); call inside :meth:`write`."""
+        now = _now_ms()
+        self._conn.executemany(
+            "UPDATE embedding_cache SET updated_at=? WHERE provider=? AND model=? AND provider_key=? AND hash=?",
+            [(now, key.provider, key.model, key.provider_key, h) for h in hashes],
+        )
+
+    def load_vectors(self, key: EmbeddingKey, dims: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The live index's (seqs, matrix): one unit vector per chunk that has one."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e "
+                "ON e.hash = c.hash AND e.provider=? AND e.model=? AND e.provider_key=? ORDER BY c.seq",
+                (key.provider, key.model, key.provider_key),
+            ).fetchall()
+        seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.empty((len(rows), dims), dtype=np.float32)
+        for i, (_, blob) in enumerate(rows):
+            matrix[i] = np.frombuffer(blob, dtype="<f4")
+        return seqs, matrix
+
+    def prune_cache(self, live: EmbeddingKey | None, max_entries: int) -> int:
+        """Drop least-recently-used entries beyond ``max_entries`` that no live chunk uses.
+
+        Call inside :meth:`write`. Returns how many were dropped.
+        """
+        params: list[Any] = []
+        live_clause = ""
+        if live is not None:
+            live_clause = "AND NOT (provider=? AND model=? AND provider_key=? AND hash IN (SELECT hash FROM chunks))"
+            params = [live.provider, live.model, live.provider_key]
+        spare = self._conn.execute(f"SELECT count(*) FROM embedding_cache WHERE 1=1 {live_clause}", params).fetchone()[
+            0
+        ]
+        excess = spare - max_entries
+        if excess <= 0:
+            return 0
+        self._conn.execute(
+            "DELETE FROM embedding_cache WHERE rowid IN (SELECT rowid FROM embedding_cache "
+            f"WHERE 1=1 {live_clause} ORDER BY updated_at LIMIT ?)",
+            [*params, excess],
+        )
+        return int(excess)
+
+    # -- status
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            c = self._conn
+            return {
+                "files": c.execute("SELECT count(*) FROM files").fetchone()[0],
+                "chunks": c.execute("SELECT count(*) FROM chunks").fetchone()[0],
+                "cache_entries": c.execute("SELECT count(*) FROM embedding_cache").fetchone()[0],
+            }
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal"):
+            with contextlib.suppress(FileNotFoundError):
+                total += os.path.getsize(str(self.path) + suffix)
+        return total
+
+    def checkpoint(self) -> None:
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def fingerprint_json(values: dict[str, Any]) -> str:
+    return json.dumps(values, sort_keys=True, separators=(",", ":"))

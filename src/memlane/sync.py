@@ -1,0 +1,258 @@
+"""The index pipeline: list files -> chunk -> embed what is new -> write.
+
+An incremental sync reads only files whose mtime or size changed, re-chunks only files
+whose content hash changed, and embeds only chunk texts with no vector in the cache.
+When the fingerprint (provider, model, endpoint, chunking, workspace) changes, the whole
+index is rebuilt; vectors are computed first (each batch committed to the cache, so a
+killed run does not pay twice) and the swap is one transaction, so until it commits the
+previous index stays complete and searchable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
+from .config import ChunkingSettings
+from .embeddings import EmbeddingProvider
+from .errors import ProviderError
+from .keywords import cjk_terms
+from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
+from .workspace import FileInfo, list_memory_files
+
+# Bump when chunking changes in a way that must rebuild existing indexes.
+CHUNKER_VERSION = 1
+EMBED_BATCH = 64  # texts per provider call and per cache commit
+
+Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
+
+
+@dataclass
+class SyncReport:
+    files_added: int = 0
+    files_changed: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+    chunks_written: int = 0
+    chunks_removed: int = 0
+    embedded: int = 0  # texts sent to the provider
+    cached: int = 0  # chunk texts whose vector came from the cache
+    full_reindex: bool = False
+    reason: str = ""
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How chunk size follows the model: the cap and overlap actually used."""
+
+    tokens: int
+    overlap: int
+
+
+def effective_chunking(settings: ChunkingSettings, provider: EmbeddingProvider | None) -> ChunkPlan:
+    """Cap chunks at what the model embeds (its limit less [CLS]/[SEP]); overlap keeps its ratio."""
+    if provider is None:
+        return ChunkPlan(settings.tokens, settings.overlap)
+    limit = max(provider.max_tokens - 2, 8)
+    if settings.tokens <= limit:
+        return ChunkPlan(settings.tokens, settings.overlap)
+    return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens))
+
+
+def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, workspace: Path) -> dict[str, object]:
+    return {
+        "provider": provider.provider_id if provider else "none",
+        "model": provider.model if provider else "",
+        "providerKey": provider.fingerprint() if provider else "",
+        "dims": provider.dims if provider else 0,
+        "chunkTokens": plan.tokens,
+        "chunkOverlap": plan.overlap,
+        "chunker": CHUNKER_VERSION,
+        "workspace": str(workspace.resolve()),
+    }
+
+
+def embedding_key(provider: EmbeddingProvider) -> EmbeddingKey:
+    return EmbeddingKey(provider.provider_id, provider.model, provider.fingerprint())
+
+
+def _read(info: FileInfo) -> str:
+    return info.abs_path.read_bytes().decode("utf-8", errors="replace")
+
+
+def _chunk_rows(path: str, source: str, chunks: list[Chunk]) -> list[ChunkRow]:
+    rows = []
+    for c in chunks:
+        h = c.hash
+        cid = text_hash(f"{source}:{path}:{c.start_line}:{c.end_line}:{h}")
+        rows.append(ChunkRow(cid, path, source, c.start_line, c.end_line, h, c.text, cjk_terms(c.text)))
+    return rows
+
+
+def is_dirty(store: SQLiteStore, workspace: Path, fingerprint: dict[str, object]) -> bool:
+    """True when the index is missing, built for other settings, or behind the files on disk."""
+    meta = store.meta()
+    if meta.get("fingerprint") != fingerprint_json(fingerprint):
+        return True
+    states = {p: s for p, s in store.file_states().items() if s.source == "memory"}
+    files = list_memory_files(workspace)
+    if len(files) != len(states):
+        return True
+    for info in files:
+        st = states.get(info.path)
+        if st is None or st.mtime != info.mtime_ns or st.size != info.size:
+            return True
+    return False
+
+
+def sync_workspace(
+    store: SQLiteStore,
+    provider: EmbeddingProvider | None,
+    workspace: Path,
+    chunking: ChunkingSettings,
+    cache_enabled: bool = True,
+    cache_max_entries: int = 50_000,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> SyncReport:
+    started = time.perf_counter()
+    report = SyncReport()
+    plan = effective_chunking(chunking, provider)
+    fingerprint = index_fingerprint(provider, plan, workspace)
+    fp_json = fingerprint_json(fingerprint)
+    meta = store.meta()
+    if force:
+        report.full_reindex, report.reason = True, "forced"
+    elif "fingerprint" not in meta:
+        report.full_reindex, report.reason = True, "new index"
+    elif meta["fingerprint"] != fp_json:
+        report.full_reindex, report.reason = True, _changed_keys(meta["fingerprint"], fingerprint)
+
+    known = {} if report.full_reindex else {p: s for p, s in store.file_states().items() if s.source == "memory"}
+    files = list_memory_files(workspace)
+    listed = {f.path for f in files}
+    count = provider.count_tokens if provider else whitespace_token_counter
+
+    todo: list[tuple[FileInfo, FileState, list[ChunkRow]]] = []
+    touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved
+    for info in files:
+        old = known.get(info.path)
+        if old is not None and old.mtime == info.mtime_ns and old.size == info.size:
+            report.files_unchanged += 1
+            continue
+        try:
+            text = _read(info)
+        except OSError as exc:  # vanished or unreadable since listing: keep what the index has
+            report.notes.append(f"skipped {info.path}: {exc.strerror}")
+            continue
+        state = FileState(text_hash(text), info.mtime_ns, info.size, "memory")
+        if old is not None and old.hash == state.hash:
+            touched.append((info.path, state))
+            report.files_unchanged += 1
+            continue
+        chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
+        todo.append((info, state, _chunk_rows(info.path, "memory", chunks)))
+        if old is None:
+            report.files_added += 1
+        else:
+            report.files_changed += 1
+    removed = [p for p in known if p not in listed]
+    report.files_removed = len(removed)
+
+    key = embedding_key(provider) if provider else None
+    all_hashes = [r.hash for _, _, rows in todo for r in rows]
+    if provider is not None and key is not None and all_hashes:
+        _embed_missing(store, provider, key, todo, report, progress)
+
+    if todo or removed or touched or report.full_reindex:
+        with store.write():
+            if report.full_reindex:
+                store.reset()
+            for info, state, rows in todo:
+                report.chunks_written += len(rows)
+                store.replace_chunks(info.path, rows, provider.model if provider else "")
+                store.set_file_state(info.path, state)
+            for path, state in touched:
+                store.set_file_state(path, state)
+            for path in removed:
+                store.delete_file(path)
+            if key is not None and all_hashes:
+                store.touch_vectors(key, list(dict.fromkeys(all_hashes)))
+            store.set_meta(
+                {
+                    "fingerprint": fp_json,
+                    "provider": str(fingerprint["provider"]),
+                    "model": str(fingerprint["model"]),
+                    "provider_key": str(fingerprint["providerKey"]),
+                    "dims": str(fingerprint["dims"]),
+                    "indexed_at": str(int(time.time())),
+                }
+            )
+            store.prune_cache(key, cache_max_entries if cache_enabled else 0)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _embed_missing(
+    store: SQLiteStore,
+    provider: EmbeddingProvider,
+    key: EmbeddingKey,
+    todo: list[tuple[FileInfo, FileState, list[ChunkRow]]],
+    report: SyncReport,
+    progress: Progress | None,
+) -> None:
+    texts_by_hash: dict[str, str] = {}
+    total_chunks = 0
+    for _, _, rows in todo:
+        for r in rows:
+            texts_by_hash.setdefault(r.hash, r.text)
+            total_chunks += 1
+    cached = store.cached_vectors(key, list(texts_by_hash))
+    missing = [h for h in texts_by_hash if h not in cached]
+    report.cached = total_chunks - sum(1 for _, _, rows in todo for r in rows if r.hash in missing)
+    if progress:
+        progress(0, len(missing))
+    done = 0
+    for i in range(0, len(missing), EMBED_BATCH):
+        batch = missing[i : i + EMBED_BATCH]
+        vectors = provider.embed_batch([texts_by_hash[h] for h in batch])
+        _check_vectors(vectors, len(batch), provider)
+        with store.write():
+            store.put_vectors(key, dict(zip(batch, vectors, strict=True)))
+        report.embedded += len(batch)
+        done += len(batch)
+        if progress:
+            progress(done, len(missing))
+
+
+def _check_vectors(vectors: object, expected: int, provider: EmbeddingProvider) -> None:
+    import numpy as np
+
+    arr = np.asarray(vectors)
+    if arr.ndim != 2 or arr.shape[0] != expected:
+        raise ProviderError(
+            f"{provider.provider_id} returned {arr.shape[0] if arr.ndim else 0} vectors for {expected} texts"
+        )
+    if arr.shape[1] != provider.dims:
+        raise ProviderError(f"{provider.provider_id} returned {arr.shape[1]}-d vectors, expected {provider.dims}")
+    if not np.isfinite(arr).all():
+        raise ProviderError(f"{provider.provider_id} returned vectors with NaN or infinite values")
+
+
+def _changed_keys(old_json: str, new: dict[str, object]) -> str:
+    import json
+
+    try:
+        old = json.loads(old_json)
+    except ValueError:
+        return "fingerprint unreadable"
+    changed = sorted(k for k in new if old.get(k) != new[k])
+    return "changed: " + ", ".join(changed) if changed else "fingerprint changed"
