@@ -242,7 +242,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config file {path} is not valid {path.suffix.lstrip('.') or 'JSON'}: {exc}") from None
+        kind = "TOML" if path.suffix == ".toml" else "JSON"
+        raise ConfigError(f"config file {path} is not valid {kind}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path}: the top level must be an object")
     return data

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_mod
-from .embeddings import ProviderChoice, resolve_provider
+from .embeddings import EmbeddingProvider, ProviderChoice, resolve_provider
 from .errors import MemlaneError, PathError, ProviderError
 from .search import SearchResponse, VectorIndex, rank
 from .store import SQLiteStore
@@ -222,12 +222,19 @@ def open_memory(
     workspace: str | os.PathLike[str] | None = None,
     agent: str = "main",
     config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    provider: EmbeddingProvider | str | None = None,
     **overrides: Any,
 ) -> Memory:
     """Open an agent's memory. ``workspace`` defaults to the config's, else the current directory.
 
-    Keyword ``overrides`` are ``memorySearch`` keys (e.g. ``provider="none"``), applied last.
+    ``provider`` is a provider name (``"local"``, ``"none"``, ...: the ``memorySearch.provider``
+    setting) or any object meeting the :class:`EmbeddingProvider` protocol, used instead of the
+    configured one. Keyword ``overrides`` are ``memorySearch`` keys (e.g. ``provider="none"``),
+    applied last.
     """
+    if isinstance(provider, str):
+        overrides = {**overrides, "provider": provider}
+        provider = None
     cfg = config_mod.resolve(config, agent, overrides or None)
     if workspace is not None:
         ws = Path(workspace).expanduser()
@@ -237,4 +244,5 @@ def open_memory(
         ws = Path.cwd()
     if not ws.is_dir():
         raise PathError(f"workspace is not a directory: {ws}")
-    return Memory(ws.resolve(), cfg)
+    choice = ProviderChoice(provider, "provider object given by the caller") if provider is not None else None
+    return Memory(ws.resolve(), cfg, choice)

@@ -133,6 +133,9 @@ def rank(
                 candidates[seq].vector = max(float(sims[row]), 0.0)
 
     wv, wt = hybrid.weights
+    if mode == "hybrid" and not keyword_order:
+        # Nothing matched lexically: the text signal is absent, not zero, so weigh the vector alone.
+        wv, wt = 1.0, 0.0
     if mode == "keyword":
         for c in candidates.values():
             c.score = c.text

@@ -1,0 +1,100 @@
+"""Shared fixtures: a private MEMLANE_HOME per test, a counting fake embedder, workspace builders."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memlane
+from memlane.embeddings.base import Vectors, normalize_rows
+
+
+@pytest.fixture(autouse=True)
+def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("memlane-home")
+    monkeypatch.setenv("MEMLANE_HOME", str(home))
+    return home
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words vectors; records every call so tests can count embeddings."""
+
+    provider_id = "fake"
+
+    def __init__(self, model: str = "fake-1", dims: int = 64, max_tokens: int = 512) -> None:
+        self.model = model
+        self.dims = dims
+        self.max_tokens = max_tokens
+        self.batches: list[list[str]] = []
+        self.queries: list[str] = []
+        self.fail_after_batches: int | None = None
+
+    def fingerprint(self) -> str:
+        return f"fake:{self.dims}"
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return [len(re.findall(r"\w+|[^\w\s]", t)) for t in texts]
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dims, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            h = int(hashlib.md5(word.encode()).hexdigest(), 16)
+            v[h % self.dims] += 1.0
+        return v
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        if self.fail_after_batches is not None and len(self.batches) >= self.fail_after_batches:
+            raise memlane.ProviderError("fake provider failure")
+        self.batches.append(list(texts))
+        return (
+            normalize_rows(np.stack([self._vec(t) for t in texts])) if texts else np.zeros((0, self.dims), np.float32)
+        )
+
+    def embed_query(self, text: str) -> Vectors:
+        self.queries.append(text)
+        return normalize_rows(self._vec(text)[None, :])[0]
+
+    @property
+    def embedded_texts(self) -> int:
+        return sum(len(b) for b in self.batches)
+
+
+@pytest.fixture
+def fake() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    write(
+        ws,
+        "MEMORY.md",
+        "# Memory\n\n## Decisions\n- We chose PostgreSQL for billing because of transactions.\n"
+        "- The agent reads OPENAI_API_KEY from the environment.\n\n## People\n- Dana owns billing.\n",
+    )
+    write(
+        ws,
+        "memory/2026-01-05.md",
+        "# 2026-01-05\n\n- Ticket BILL-4821 blocks the migration.\n- Marco upgraded Kubernetes to 1.31 on staging.\n",
+    )
+    write(
+        ws,
+        "memory/2026-01-06.md",
+        "# 2026-01-06\n\n## Incident\n- The webhook returned 502: expired TLS certificate.\n"
+        "- Config key memorySearch.query.hybrid controls fusion.\n",
+    )
+    return ws

@@ -1,0 +1,81 @@
+"""The real bundled model (all-MiniLM-L6-v2 via onnxruntime), not a fake."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memlane
+from memlane.embeddings.local import BUNDLED_MAX_TOKENS, LocalEmbedder, _bundled_onnx
+from memlane.errors import ProviderError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+
+
+@pytest.fixture(scope="module")
+def model() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+def test_vectors_match_the_reference_model(model: LocalEmbedder) -> None:
+    ref = json.loads(FIXTURE.read_text())
+    expected = np.array(ref["vectors"], dtype=np.float32)
+    got = model.embed_batch(ref["texts"])
+    assert got.shape == (len(ref["texts"]), 384) and got.dtype == np.float32
+    cos = (got * expected).sum(axis=1)
+    # int8-stored weights: mean 0.9994 measured; the worst case is a one-character text (see docs/DESIGN.md)
+    assert cos.mean() >= 0.999 and cos.min() >= 0.998, cos
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    # batch order and query path agree with single embedding
+    single = np.stack([model.embed_query(t) for t in ref["texts"]])
+    np.testing.assert_allclose(single, got, atol=2e-4)
+
+
+def test_token_counting_and_cap(model: LocalEmbedder) -> None:
+    assert model.max_tokens == BUNDLED_MAX_TOKENS == 256
+    assert model.count_tokens(["hello world", "OPENAI_API_KEY"]) == [2, 6]
+    long = "word " * 1000
+    assert model.count_tokens([long]) == [1000]
+    v = model.embed_batch([long])  # truncated by the model, so chunking must stay below the cap
+    assert v.shape == (1, 384)
+
+
+def test_real_model_end_to_end_search(workspace: Path) -> None:
+    with memlane.open(workspace) as mem:
+        report = mem.sync()
+        assert report.embedded > 0
+        for c in mem.store.chunks_by_seq(range(1, 100)).values():
+            assert len(mem.choice.provider.count_tokens([c.text])) == 1  # type: ignore[union-attr]
+        resp = mem.search("what went wrong with the webhook?")
+        assert resp.provider == "local" and resp.model == "all-MiniLM-L6-v2" and resp.mode == "hybrid"
+        assert resp.results[0].path == "memory/2026-01-06.md"
+        # paraphrase with no shared keyword: only the vectors can find it
+        para = mem.search("which relational store holds the invoices", min_score=0.2)
+        assert para.results and para.results[0].path == "MEMORY.md"
+
+
+def test_model_path_directory(tmp_path: Path, workspace: Path) -> None:
+    model_dir = tmp_path / "my-model"
+    model_dir.mkdir()
+    shutil.copy(_bundled_onnx(), model_dir / "model.onnx")
+    shutil.copy(Path(memlane.__file__).parent / "embeddings" / "minilm_tokenizer.json", model_dir / "tokenizer.json")
+    (model_dir / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
+    emb = LocalEmbedder(model_dir)
+    assert emb.model == "my-model" and emb.dims == 384 and emb.max_tokens == 128
+    with memlane.open(workspace, local={"modelPath": str(model_dir)}) as mem:
+        assert mem.choice.provider is not None and mem.choice.provider.model == "my-model"
+        assert "modelPath" in mem.choice.reason
+        assert mem.status()["chunking"]["tokens"] == 126
+
+
+def test_bad_model_path_falls_back_to_keyword_search(tmp_path: Path, workspace: Path) -> None:
+    with pytest.raises(ProviderError, match=r"no \.onnx"):
+        LocalEmbedder(tmp_path)
+    with memlane.open(workspace, provider="local", local={"modelPath": str(tmp_path / "nope")}) as mem:
+        resp = mem.search("Kubernetes")
+        assert resp.mode == "keyword" and resp.fallback and "not a directory" in resp.fallback["reason"]
+        assert resp.results[0].path == "memory/2026-01-05.md"

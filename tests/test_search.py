@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import memlane
+from conftest import FakeEmbedder, write
+from memlane.keywords import cjk_terms, match_expression
+
+
+def keyword_mem(ws: Path, **ms: object) -> memlane.Memory:
+    return memlane.open(ws, provider="none", **ms)
+
+
+def test_first_search_of_a_never_indexed_workspace_syncs(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake) as mem:
+        resp = mem.search("PostgreSQL")
+        assert resp.results and resp.results[0].path == "MEMORY.md"
+        assert resp.mode == "hybrid" and resp.provider == "fake" and resp.model == "fake-1"
+
+
+def test_dirty_workspace_syncs_before_search(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake) as mem:
+        mem.sync()
+        write(workspace, "memory/2026-02-01.md", "- The quarterly offsite moves to Lisbon.\n")
+        assert mem.search("Lisbon offsite").results[0].path == "memory/2026-02-01.md"
+
+
+def test_no_sync_on_search_when_disabled_says_so(workspace: Path) -> None:
+    with keyword_mem(workspace, sync={"onSearch": False}) as mem:
+        resp = mem.search("PostgreSQL")
+        assert resp.results == [] and any("not been built" in n for n in resp.notes)
+
+
+def test_bm25_scores_reflect_relevance_not_all_one(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    write(ws, "memory/a.md", "## a\nsqlite sqlite sqlite index tuning notes\n")
+    write(ws, "memory/b.md", "## b\nwe mentioned sqlite once among many other unrelated words here today\n")
+    write(ws, "memory/c.md", "## c\nnothing relevant at all\n")
+    with keyword_mem(ws) as mem:
+        resp = mem.search("sqlite", min_score=0)
+        assert resp.mode == "keyword"
+        scores = {r.path: r.score for r in resp.results}
+        assert set(scores) == {"memory/a.md", "memory/b.md"}
+        assert scores["memory/a.md"] == 1.0 and 0 < scores["memory/b.md"] < 0.9
+
+
+def test_natural_language_question_matches_any_term(workspace: Path) -> None:
+    with keyword_mem(workspace) as mem:
+        resp = mem.search("which database did the team choose for billing?", min_score=0)
+        assert resp.results[0].path == "MEMORY.md"  # no chunk holds every word, still found
+
+
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("BILL-4821", "memory/2026-01-05.md"),
+        ("OPENAI_API_KEY", "MEMORY.md"),
+        ("memorySearch.query.hybrid", "memory/2026-01-06.md"),
+        ("502", "memory/2026-01-06.md"),
+    ],
+)
+def test_exact_tokens(workspace: Path, fake: FakeEmbedder, query: str, path: str) -> None:
+    with memlane.open(workspace, provider=fake) as mem:
+        resp = mem.search(query)
+        assert resp.results and resp.results[0].path == path
+
+
+def test_phrase_tokens_must_stand_together(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    write(ws, "memory/a.md", "- key api openai scattered words\n")
+    write(ws, "memory/b.md", "- export OPENAI_API_KEY before running\n")
+    with keyword_mem(ws) as mem:
+        assert [r.path for r in mem.search("OPENAI_API_KEY", min_score=0).results] == ["memory/b.md"]
+
+
+def test_strong_keyword_hit_is_not_dropped_for_lacking_vector_similarity(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    write(ws, "memory/a.md", "- deploy token zq81x7 rotated\n")
+    for i in range(30):
+        write(ws, f"memory/n{i}.md", f"- unrelated note number {i} about lunch\n")
+    with memlane.open(ws, provider=fake) as mem:
+        resp = mem.search("zq81x7")  # default minScore 0.35
+        assert resp.results and resp.results[0].path == "memory/a.md"
+        assert resp.results[0].text_score == 1.0
+
+
+def test_cjk_and_accented_text(tmp_path: Path) -> None:
+    ws = tmp_path / "w"
+    write(ws, "memory/zh.md", "## 计划\n周六和朋友一起去京都看红叶。\n")
+    write(ws, "memory/ja.md", "## メモ\n東京の会議は来週の火曜日です。\n")
+    write(ws, "memory/fr.md", "## Café\nLe café est fermé le dimanche.\n")
+    with keyword_mem(ws) as mem:
+        assert mem.search("京都", min_score=0).results[0].path == "memory/zh.md"
+        assert mem.search("会議", min_score=0).results[0].path == "memory/ja.md"
+        assert mem.search("红叶", min_score=0).results[0].path == "memory/zh.md"
+        assert mem.search("cafe ferme", min_score=0).results[0].path == "memory/fr.md"
+        assert mem.search("京都", min_score=0).results[0].snippet.endswith("红叶。")
+
+
+def test_cjk_bigrams() -> None:
+    assert cjk_terms("abc 京都の") == "京 都 の 京都 都の"
+    assert cjk_terms("plain") == ""
+    expr = match_expression("去京都")
+    assert expr is not None and '"京都"' in expr and '"去京"' in expr
+
+
+def test_match_expression_escapes_and_drops_stopwords() -> None:
+    expr = match_expression('what is "quoted" AND OR NEAR(x)')
+    assert expr is not None
+    assert '"quoted"' in expr and '"what"' not in expr
+    assert match_expression("?!  ...") is None
+
+
+def test_keyword_mode_without_provider_says_so(workspace: Path) -> None:
+    with keyword_mem(workspace) as mem:
+        resp = mem.search("Kubernetes")
+        assert resp.mode == "keyword" and resp.provider is None
+        assert any("keyword search only" in n for n in resp.notes)
+        assert resp.to_dict()["results"][0]["path"] == "memory/2026-01-05.md"
+
+
+def test_vector_only_when_hybrid_disabled(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake, query={"hybrid": {"enabled": False}}) as mem:
+        resp = mem.search("Kubernetes staging upgraded", min_score=0)
+        assert resp.mode == "vector"
+        assert resp.results[0].path == "memory/2026-01-05.md" and resp.results[0].text_score is None
+
+
+def test_rrf_fusion_ranks_and_scales(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake, query={"hybrid": {"fusion": "rrf"}}) as mem:
+        resp = mem.search("Kubernetes staging", min_score=0)
+        assert resp.results[0].path == "memory/2026-01-05.md"
+        assert 0 < resp.results[-1].score <= resp.results[0].score <= 1.0
+
+
+def test_mmr_prefers_diverse_results(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    for i in range(3):
+        write(ws, f"memory/dup{i}.md", "- the release train leaves on friday with the billing fixes\n")
+    write(ws, "memory/other.md", "- release notes for the billing team are written by Yuki\n")
+    plain = memlane.open(ws, provider=fake, query={"maxResults": 2})
+    diverse = memlane.open(
+        ws, provider=fake, query={"maxResults": 2, "hybrid": {"mmr": {"enabled": True, "lambda": 0.3}}}
+    )
+    with plain, diverse:
+        top_plain = [r.path for r in plain.search("release train billing friday", min_score=0).results]
+        top_diverse = [r.path for r in diverse.search("release train billing friday", min_score=0).results]
+    assert all(p.startswith("memory/dup") for p in top_plain)
+    assert "memory/other.md" in top_diverse
+
+
+def test_results_and_snippets_are_bounded(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    body = "\n".join(f"- filler line {i} with some words" for i in range(80)) + "\n- the needle is here\n"
+    write(ws, "memory/big.md", "## Big\n" + body)
+    with memlane.open(ws, provider=fake) as mem:
+        resp = mem.search("needle", max_results=2, min_score=0)
+        assert len(resp.results) <= 2
+        assert all(len(r.snippet) <= 700 for r in resp.results)
+        assert any("needle" in r.snippet for r in resp.results)
+        payload = resp.to_dict()
+        assert set(payload) >= {"results", "provider", "model", "fallback", "mode"}
+        assert set(payload["results"][0]) == {"path", "startLine", "endLine", "score", "snippet", "source"}  # type: ignore[index]
+
+
+def test_bad_queries_are_clear_errors(workspace: Path) -> None:
+    with keyword_mem(workspace) as mem:
+        with pytest.raises(memlane.MemlaneError, match="non-empty"):
+            mem.search("   ")
+        with pytest.raises(memlane.MemlaneError, match="maxResults"):
+            mem.search("x", max_results=0)
+        assert mem.search('"unbalanced AND (', min_score=0).results == []
+
+
+def test_disabled_memory_search(workspace: Path) -> None:
+    with memlane.open(workspace, enabled=False) as mem, pytest.raises(memlane.MemlaneError, match="disabled"):
+        mem.search("x")

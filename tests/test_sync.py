@@ -1,0 +1,198 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import memlane
+from conftest import FakeEmbedder, write
+
+
+def open_mem(ws: Path, fake: FakeEmbedder, **ms: object) -> memlane.Memory:
+    return memlane.open(ws, provider=fake, **ms)
+
+
+def test_first_sync_embeds_everything_then_nothing(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        r1 = mem.sync()
+        assert r1.full_reindex and r1.files_added == 3 and r1.embedded == r1.chunks_written > 0
+        calls = len(fake.batches)
+        r2 = mem.sync()
+        assert not r2.full_reindex and r2.files_unchanged == 3 and r2.embedded == 0
+        assert len(fake.batches) == calls  # no provider call at all
+        assert not mem.is_dirty()
+
+
+def test_changing_one_file_embeds_only_its_new_chunks(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        before = fake.embedded_texts
+        path = workspace / "memory" / "2026-01-05.md"
+        path.write_text(path.read_text() + "\n## Later\n- Dana approved the invoice schema.\n")
+        assert mem.is_dirty()
+        r = mem.sync()
+        assert r.files_changed == 1 and r.files_unchanged == 2
+        assert fake.embedded_texts - before == r.embedded == 1  # the unchanged first section is cached
+        assert r.cached >= 1
+
+
+def test_touch_without_content_change_embeds_nothing(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        before = fake.embedded_texts
+        p = workspace / "MEMORY.md"
+        os.utime(p, ns=(time.time_ns(), time.time_ns() + 10**9))
+        r = mem.sync()
+        assert r.embedded == 0 and r.chunks_written == 0 and fake.embedded_texts == before
+        assert not mem.is_dirty()
+
+
+def test_deleted_and_renamed_files_are_pruned(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        (workspace / "memory" / "2026-01-05.md").rename(workspace / "memory" / "renamed.md")
+        (workspace / "memory" / "2026-01-06.md").unlink()
+        before = fake.embedded_texts
+        r = mem.sync()
+        assert r.files_removed == 2 and r.files_added == 1
+        assert fake.embedded_texts == before  # the renamed text's vectors came from the cache
+        results = mem.search("BILL-4821", min_score=0).results
+        assert results[0].path == "memory/renamed.md"
+        assert {r.path for r in results} <= {"MEMORY.md", "memory/renamed.md"}  # nothing of the old paths
+        assert mem.status()["files"] == 2
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"chunking": {"tokens": 100, "overlap": 10}}, "chunkTokens"),
+        ("model", "model"),
+        ("dims", "providerKey"),
+    ],
+)
+def test_fingerprint_change_triggers_full_reindex(
+    workspace: Path, fake: FakeEmbedder, change: object, expected: str
+) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+    other = fake
+    settings: dict[str, object] = {}
+    if change == "model":
+        other = FakeEmbedder(model="fake-2")
+    elif change == "dims":
+        other = FakeEmbedder(dims=32)
+    else:
+        assert isinstance(change, dict)
+        settings = change
+    with open_mem(workspace, other, **settings) as mem:
+        assert mem.is_dirty()
+        r = mem.sync()
+        assert r.full_reindex and expected in r.reason
+        assert mem.search("PostgreSQL billing", min_score=0).results[0].path == "MEMORY.md"
+
+
+def test_switching_back_reuses_the_cache(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+    with open_mem(workspace, fake, chunking={"tokens": 100, "overlap": 0}) as mem:
+        mem.sync()
+    before = fake.embedded_texts
+    with open_mem(workspace, fake) as mem:
+        r = mem.sync()
+    assert r.full_reindex and r.embedded == 0 and fake.embedded_texts == before
+
+
+def test_failed_reindex_leaves_old_index_usable(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        old = [(r.path, r.start_line) for r in mem.search("Kubernetes staging", min_score=0).results]
+    broken = FakeEmbedder(model="fake-2")
+    broken.fail_after_batches = 0
+    with open_mem(workspace, broken) as mem, pytest.raises(memlane.ProviderError, match="previous index is unchanged"):
+        mem.sync()
+    with open_mem(workspace, fake) as mem:
+        assert not mem.is_dirty()
+        assert [(r.path, r.start_line) for r in mem.search("Kubernetes staging", min_score=0).results] == old
+
+
+def test_killed_reindex_leaves_old_index_usable(workspace: Path, tmp_path: Path, memlane_home: Path) -> None:
+    # Enough files that the reindex runs for a while, one slow batch at a time.
+    for i in range(40):
+        write(workspace, f"memory/2025-01-{i:02d}.md", f"# Day {i}\n\n- note {i} about topic{i}\n")
+    with memlane.open(workspace, provider=FakeEmbedder()) as mem:
+        mem.sync()
+        old_count = mem.status()["chunks"]
+    script = tmp_path / "reindex.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import memlane, memlane.sync as s
+        from conftest import FakeEmbedder
+        s.EMBED_BATCH = 2
+        class Slow(FakeEmbedder):
+            def embed_batch(self, texts):
+                print("batch", flush=True)
+                time.sleep(0.2)
+                return super().embed_batch(texts)
+        with memlane.open({str(workspace)!r}, provider=Slow(model="fake-2")) as mem:
+            mem.sync()
+        print("finished", flush=True)
+    """)
+    )
+    env = {**os.environ, "MEMLANE_HOME": str(memlane_home)}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    seen = 0
+    for line in proc.stdout:
+        seen += line.startswith("batch")
+        if seen == 3:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    assert seen == 3
+    with memlane.open(workspace, provider=FakeEmbedder()) as mem:
+        assert not mem.is_dirty()  # still the complete old index
+        assert mem.status()["chunks"] == old_count
+        assert mem.search("topic7", min_score=0).results[0].path == "memory/2025-01-07.md"
+
+
+def test_corrupt_index_is_moved_aside_and_rebuilt(workspace: Path, fake: FakeEmbedder, memlane_home: Path) -> None:
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        db = mem.store.path
+        mem.store.checkpoint()
+    db.write_bytes(b"this is not a database" * 100)
+    with open_mem(workspace, fake) as mem:
+        resp = mem.search("PostgreSQL", min_score=0)
+        assert resp.results and resp.results[0].path == "MEMORY.md"
+        assert "moved aside" in (mem.store.recovered or "")
+    assert list(db.parent.glob("main.sqlite.broken-*"))
+
+
+def test_memory_files_are_never_modified(workspace: Path, fake: FakeEmbedder) -> None:
+    files = sorted(p for p in workspace.rglob("*") if p.is_file())
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    with open_mem(workspace, fake) as mem:
+        mem.sync()
+        mem.search("anything")
+        mem.sync(force=True)
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+
+
+def test_cache_is_pruned_lru_but_keeps_live_vectors(workspace: Path, fake: FakeEmbedder) -> None:
+    with open_mem(workspace, fake, cache={"maxEntries": 0}) as mem:
+        mem.sync()
+        live = mem.status()["cacheEntries"]
+        (workspace / "memory" / "2026-01-06.md").write_text("# replaced\n\n- completely new text\n")
+        mem.sync()
+        # The old file's vectors were dropped (maxEntries 0); live ones stay, so search still has vectors.
+        assert mem.status()["cacheEntries"] == mem.status()["chunks"] <= live
+        assert mem.search("completely new text", min_score=0).mode == "hybrid"
