@@ -177,3 +177,25 @@ def test_bad_queries_are_clear_errors(workspace: Path) -> None:
 def test_disabled_memory_search(workspace: Path) -> None:
     with memlane.open(workspace, enabled=False) as mem, pytest.raises(memlane.MemlaneError, match="disabled"):
         mem.search("x")
+
+
+def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    lines = [f"- entry {i} about gardening" for i in range(1, 40)]
+    lines[19] = "- entry 20 the lighthouse keeper called"
+    lines[21] = "- entry 22 the lighthouse lamp was fixed"
+    write(ws, "memory/log.md", "\n".join(lines) + "\n")
+    with memlane.open(ws, provider=fake, chunking={"tokens": 16, "overlap": 0}, query={"window": 7}) as mem:
+        results = mem.search("lighthouse", min_score=0).results
+        top = results[0]
+        assert top.end_line - top.start_line + 1 == 7 and top.start_line <= 20 <= top.end_line
+        assert "lighthouse" in top.snippet and top.snippet.count("\n") == 6
+        # the other lighthouse line lies inside the first window, so it is not returned again
+        assert not any(r.start_line <= 22 <= r.end_line for r in results[1:])
+        assert all(r.end_line <= 39 and r.start_line >= 1 for r in results)
+        edge = mem.search("entry 39", min_score=0).results[0]
+        assert edge.end_line == 39 and edge.end_line - edge.start_line + 1 == 7  # shifted up at the end
+        assert mem.get(top.path, top.start_line, 7).rstrip("\n") == top.snippet
+    with memlane.open(ws, provider=fake, chunking={"tokens": 16, "overlap": 0}, query={"window": 0}) as mem:
+        r = mem.search("lighthouse", min_score=0).results[0]
+        assert r.end_line - r.start_line + 1 <= 2

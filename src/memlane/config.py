@@ -125,6 +125,8 @@ class HybridSettings(_Model):
 class QuerySettings(_Model):
     max_results: int = Field(6, ge=1)
     min_score: float = Field(0.35, ge=0)
+    # Results shorter than this many lines are widened around their chunk (0: exactly the chunk).
+    window: int = Field(11, ge=0)
     hybrid: HybridSettings = HybridSettings()
 
 

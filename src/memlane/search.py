@@ -97,6 +97,7 @@ def rank(
     hybrid: HybridSettings,
     max_results: int,
     min_score: float,
+    window: int = 0,
 ) -> tuple[list[SearchResult], str]:
     """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector")."""
     pool = max_results * hybrid.candidate_multiplier
@@ -151,18 +152,66 @@ def rank(
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.seq))
     ranked = [c for c in ranked if c.score >= min_score]
     if hybrid.mmr.enabled and len(ranked) > 1:
-        ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, max_results)
-    ranked = ranked[:max_results]
+        ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
 
     rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
     terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
-    results = []
+    results: list[SearchResult] = []
     for c in ranked:
         row = rows_by_seq.get(c.seq)
         if row is None:  # deleted between the two reads
             continue
-        results.append(_result(row, c, terms, use_vector, use_text))
+        result = _result(row, c, terms, use_vector, use_text)
+        if window:
+            widened = _widen(store, result, window, results, terms)
+            if widened is None:
+                continue
+            result = widened
+        results.append(result)
+        if len(results) == max_results:
+            break
     return results, mode
+
+
+def _widen(
+    store: SQLiteStore, result: SearchResult, window: int, taken: list[SearchResult], terms: list[str]
+) -> SearchResult | None:
+    """The result widened to ``window`` lines around its chunk; None if a better result already covers it.
+
+    Widening never reaches into lines a better result already shows, so results do not repeat each other.
+    """
+    middle = (result.start_line + result.end_line) // 2
+    if any(t.path == result.path and t.start_line <= middle <= t.end_line for t in taken):
+        return None
+    span = result.end_line - result.start_line + 1
+    if span >= window:
+        return result
+    last = store.last_line(result.path)
+    start = max(1, min(middle - (window - 1) // 2, last - window + 1))  # shift up at the end of the file
+    end = min(last, start + window - 1)
+    start, end = min(start, result.start_line), max(end, result.end_line)
+    for t in taken:  # widen only into lines no better result shows already
+        if t.path == result.path:
+            if start <= t.end_line < result.start_line:
+                start = t.end_line + 1
+            if result.end_line < t.start_line <= end:
+                end = t.start_line - 1
+    lines = store.lines_of(result.path, start, end)
+    # Trim blank lines at the edges, as chunks are trimmed.
+    while len(lines) > 1 and not lines[0].strip() and start < result.start_line:
+        lines, start = lines[1:], start + 1
+    while len(lines) > 1 and not lines[-1].strip() and end > result.end_line:
+        lines, end = lines[:-1], end - 1
+    return SearchResult(
+        path=result.path,
+        start_line=start,
+        end_line=end,
+        score=result.score,
+        snippet=make_snippet("\n".join(lines), terms),
+        source=result.source,
+        vector_score=result.vector_score,
+        text_score=result.text_score,
+    )
 
 
 def _rrf(

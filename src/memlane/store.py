@@ -293,6 +293,34 @@ class SQLiteStore:
             ).fetchall()
         return {r[0]: StoredChunk(*r) for r in rows}
 
+    def last_line(self, path: str) -> int:
+        """The last line of ``path`` that a chunk covers (0 if none)."""
+        with self._lock:
+            row = self._conn.execute("SELECT max(end_line) FROM chunks WHERE path = ?", (path,)).fetchone()
+        return int(row[0] or 0)
+
+    def lines_of(self, path: str, start: int, end: int) -> list[str]:
+        """Lines ``start..end`` of an indexed file, rebuilt from its chunks ('' where none covers a line)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT start_line, end_line, text FROM chunks WHERE path = ? AND end_line >= ? AND start_line <= ? "
+                "ORDER BY start_line, seq",
+                (path, start, end),
+            ).fetchall()
+        lines: dict[int, str] = {}
+        pieces: dict[int, list[str]] = {}
+        for s, e, text in rows:
+            if s == e and "\n" not in text:
+                pieces.setdefault(s, [])
+                if text not in pieces[s]:
+                    pieces[s].append(text)  # a piece of an over-long line
+                continue
+            for offset, line in enumerate(text.split("\n")):
+                lines.setdefault(s + offset, line)
+        for n, parts in pieces.items():
+            lines.setdefault(n, " ".join(parts))
+        return [lines.get(n, "") for n in range(start, end + 1)]
+
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
         """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression."""
         sql = "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
