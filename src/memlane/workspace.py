@@ -23,9 +23,13 @@ class FileInfo:
     """A memory file as found on disk: workspace-relative POSIX path, mtime (ns) and size."""
 
     path: str
-    abs_path: Path
+    abs: str  # absolute path as a string: listing runs on every search, Path objects cost too much
     mtime_ns: int
     size: int
+
+    @property
+    def abs_path(self) -> Path:
+        return Path(self.abs)
 
 
 def _is_hidden(name: str) -> bool:
@@ -53,18 +57,16 @@ def list_memory_files(workspace: Path) -> list[FileInfo]:
     mem_dir = root / MEMORY_DIR
     try:
         if stat.S_ISDIR(os.lstat(mem_dir).st_mode):
-            _walk(root, mem_dir, found)
+            _walk(str(mem_dir), MEMORY_DIR, found)
     except FileNotFoundError:
         pass
-    # MEMORY.md and memory.md are one file on case-insensitive file systems.
-    seen: set[tuple[int, int]] = set()
-    unique = []
-    for info in sorted(found, key=lambda f: f.path):
-        st = os.stat(info.abs_path)
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            unique.append(info)
-    return unique
+    found.sort(key=lambda f: f.path)
+    if len(found) > 1 and found[0].path == "MEMORY.md" and found[1].path == "memory.md":
+        # One file on case-insensitive file systems: list it once.
+        a, b = os.stat(found[0].abs), os.stat(found[1].abs)
+        if (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino):
+            del found[1]
+    return found
 
 
 def _regular_file(root: Path, rel: str) -> FileInfo | None:
@@ -75,10 +77,10 @@ def _regular_file(root: Path, rel: str) -> FileInfo | None:
         return None
     if not stat.S_ISREG(st.st_mode):  # symlinks and other kinds are skipped
         return None
-    return FileInfo(rel, path, st.st_mtime_ns, st.st_size)
+    return FileInfo(rel, str(path), st.st_mtime_ns, st.st_size)
 
 
-def _walk(root: Path, directory: Path, out: list[FileInfo]) -> None:
+def _walk(directory: str, rel_dir: str, out: list[FileInfo]) -> None:
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -86,12 +88,12 @@ def _walk(root: Path, directory: Path, out: list[FileInfo]) -> None:
     for entry in entries:
         if _is_hidden(entry.name) or entry.is_symlink():
             continue
+        rel = f"{rel_dir}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
-            _walk(root, Path(entry.path), out)
-        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
+            _walk(entry.path, rel, out)
+        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
             st = entry.stat(follow_symlinks=False)
-            rel = Path(entry.path).relative_to(root).as_posix()
-            out.append(FileInfo(rel, Path(entry.path), st.st_mtime_ns, st.st_size))
+            out.append(FileInfo(rel, entry.path, st.st_mtime_ns, st.st_size))
 
 
 def resolve_memory_path(workspace: Path, rel: str) -> Path:

@@ -1,0 +1,225 @@
+"""Search latency, index throughput, incremental sync, DB size and peak RSS at 1k / 10k / 100k chunks.
+
+    .venv/bin/python bench/latency.py                 # all sizes (about 10 minutes on 2 cores)
+    .venv/bin/python bench/latency.py --sizes 1000 10000
+
+Synthetic Markdown: 100 chunks per file (a heading and three short lines each, Zipf-distributed
+words). Embedding 100k chunks with the real model would take ~40 minutes here, so the big
+indexes are built with a bench provider whose *batch* vectors are fast hashed 384-d vectors and
+whose *query* vectors come from the real local model (so search latency includes a real query
+embedding). Real-model index throughput is measured separately on 1,000 chunks. Prints numbers;
+asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from statistics import median, quantiles
+
+import numpy as np
+
+import memlane
+from memlane.embeddings.base import Vectors, normalize_rows
+from memlane.embeddings.local import LocalEmbedder
+from memlane.search import rank
+
+ROOT = Path(__file__).resolve().parents[1]
+CHUNKS_PER_FILE = 100
+
+
+class BenchEmbedder:
+    """Hashed vectors for documents (fast), the real model for queries."""
+
+    provider_id = "bench"
+    model = "hash-384+minilm-queries"
+    dims = 384
+    max_tokens = 256
+
+    def __init__(self) -> None:
+        self.real = LocalEmbedder()
+
+    def fingerprint(self) -> str:
+        return "bench-1"
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.real.count_tokens(texts)
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        rng = np.random.default_rng(abs(hash(tuple(texts))) % (2**32))
+        return normalize_rows(rng.standard_normal((len(texts), self.dims)).astype(np.float32))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.real.embed_query(text)
+
+
+def vocabulary(n: int = 20000) -> list[str]:
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 10))) for _ in range(n)]
+
+
+def make_workspace(path: Path, chunks: int, seed: int = 1) -> int:
+    """Write a workspace of about ``chunks`` chunks; returns the bytes of text written."""
+    if path.exists():
+        shutil.rmtree(path)
+    words = vocabulary()
+    weights = [1 / (i + 1) for i in range(len(words))]
+    rng = random.Random(seed)
+    files = max(1, chunks // CHUNKS_PER_FILE)
+    total = 0
+    (path / "memory").mkdir(parents=True)
+    for f in range(files):
+        sections = []
+        for s in range(CHUNKS_PER_FILE):
+            body = "\n".join("- " + " ".join(rng.choices(words, weights, k=12)) for _ in range(3))
+            sections.append(f"## Note {f}-{s}\n{body}\n")
+        text = "\n".join(sections)
+        (path / "memory" / f"2025-{f // 28 % 12 + 1:02d}-{f % 28 + 1:02d}-{f}.md").write_text(text)
+        total += len(text.encode())
+    return total
+
+
+def pct(values: list[float]) -> tuple[float, float]:
+    q = quantiles(values, n=20)
+    return median(values), q[18]
+
+
+def measure_size(n: int, work: Path) -> dict[str, float]:
+    ws = work / f"ws-{n}"
+    text_bytes = make_workspace(ws, n)
+    store = work / f"idx-{n}.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(store) + suffix).unlink(missing_ok=True)
+    provider = BenchEmbedder()
+    out: dict[str, float] = {"chunks_target": n}
+    with memlane.open(ws, agent=f"bench{n}", provider=provider, store={"path": str(store)}) as mem:
+        t = time.perf_counter()
+        rep = mem.sync()
+        out["sync_s_hash_provider"] = time.perf_counter() - t
+        chunks = mem.status()["chunks"]
+        out["chunks"] = chunks
+        mem.store.checkpoint()
+        db = mem.store.size_bytes()
+        chunk_text = sum(len(c.text.encode()) for c in mem.store.chunks_by_seq(range(1, chunks + 1)).values())
+        out["db_bytes_per_chunk_over_text"] = (db - chunk_text) / chunks
+        out["db_mb"] = db / 1e6
+        out["text_mb"] = text_bytes / 1e6
+        words = vocabulary()
+        rng = random.Random(99)
+        queries = [" ".join(rng.choices(words[:3000], k=4)) + f" q{i}" for i in range(60)]
+        mem.search("warm up the model and the vector matrix")
+        with_embed, without_embed, keyword = [], [], []
+        hybrid, window = mem.settings.query.hybrid, mem.settings.query.window
+        vectors = mem._vector_index()
+        for q in queries:
+            t = time.perf_counter()
+            mem.search(q)  # end to end: dirty check, query embedding, both pools, fusion, snippets
+            with_embed.append((time.perf_counter() - t) * 1000)
+            qv = provider.embed_query(q)  # cached now: rank alone below
+            t = time.perf_counter()
+            rank(mem.store, q, qv, vectors, hybrid, 6, 0.35, window)
+            without_embed.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            rank(mem.store, q, None, None, hybrid, 6, 0.35, window)
+            keyword.append((time.perf_counter() - t) * 1000)
+        out["search_p50_ms"], out["search_p95_ms"] = pct(with_embed)
+        out["rank_no_embed_p50_ms"], out["rank_no_embed_p95_ms"] = pct(without_embed)
+        out["keyword_p50_ms"], out["keyword_p95_ms"] = pct(keyword)
+        # Incremental: change one file of many, sync.
+        if rep.files_added >= 10:
+            target = sorted((ws / "memory").iterdir())[len(rep.to_dict()) % 7]
+            times = []
+            for i in range(5):
+                target.write_text(target.read_text() + f"\n## Added {i}\n- a new line number {i}\n")
+                t = time.perf_counter()
+                r = mem.sync()
+                times.append((time.perf_counter() - t) * 1000)
+                assert r.files_changed == 1
+            out["incremental_one_file_ms_p50"] = median(times)
+            out["incremental_files"] = rep.files_added
+    return out
+
+
+def real_model_throughput(work: Path, n: int = 1000) -> dict[str, float]:
+    ws = work / "ws-real"
+    make_workspace(ws, n, seed=5)
+    store = work / "idx-real.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(store) + suffix).unlink(missing_ok=True)
+    t = time.perf_counter()
+    with memlane.open(ws, agent="benchreal", store={"path": str(store)}) as mem:
+        rep = mem.sync()
+    secs = time.perf_counter() - t
+    return {"chunks": rep.chunks_written, "seconds": secs, "chunks_per_s": rep.chunks_written / secs}
+
+
+def rss_child(n: int, work: Path) -> None:
+    """Runs in a child process: index n chunks with the bench provider (real model loaded) and report peak RSS."""
+    ws = work / f"ws-rss-{n}"
+    make_workspace(ws, n, seed=3)
+    store = work / f"idx-rss-{n}.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(store) + suffix).unlink(missing_ok=True)
+    provider = BenchEmbedder()
+    provider.embed_query("load the model session too")
+    with memlane.open(ws, agent="rss", provider=provider, store={"path": str(store)}) as mem:
+        mem.sync()
+        mem.search("and load the vectors for a search")
+    print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
+    ap.add_argument("--work", type=Path, default=ROOT / ".bench" / "latency")
+    ap.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.rss_child:
+        rss_child(args.rss_child, args.work)
+        return
+
+    real = real_model_throughput(args.work)
+    print(
+        f"index throughput, real local model: {real['chunks']} chunks in {real['seconds']:.1f}s = "
+        f"{real['chunks_per_s']:.1f} chunks/s"
+    )
+    print(
+        f"{'chunks':>7} {'search p50/p95 ms':>18} {'no-embed p50/p95':>17} {'keyword p50/p95':>16} "
+        f"{'1-file sync ms':>14} {'B/chunk>text':>12} {'db MB':>7} {'sync s*':>7}"
+    )
+    for n in args.sizes:
+        r = measure_size(n, args.work)
+        inc = r.get("incremental_one_file_ms_p50")
+        inc_s = f"{inc:.0f} ({int(r['incremental_files'])} files)" if inc is not None else "-"
+        print(
+            f"{int(r['chunks']):>7} {r['search_p50_ms']:8.1f}/{r['search_p95_ms']:<8.1f} "
+            f"{r['rank_no_embed_p50_ms']:7.2f}/{r['rank_no_embed_p95_ms']:<8.2f} "
+            f"{r['keyword_p50_ms']:7.2f}/{r['keyword_p95_ms']:<7.2f} {inc_s:>14} "
+            f"{r['db_bytes_per_chunk_over_text']:12.0f} {r['db_mb']:7.1f} {r['sync_s_hash_provider']:7.1f}"
+        )
+    print("* full sync time with the hashed bench provider: chunking, tokenizing, storing (no model time)")
+    biggest = max(args.sizes)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--work", str(args.work), "--rss-child", str(biggest)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
+    )
+    rss = json.loads(proc.stdout.strip().splitlines()[-1])["peak_rss_mb"]
+    print(f"peak RSS indexing {biggest} chunks (model loaded, one search after): {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
