@@ -285,15 +285,17 @@ class SQLiteStore:
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
-        if not ids:
-            return {}
+        found: dict[int, StoredChunk] = {}
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT seq, id, path, source, start_line, end_line, text FROM chunks "
-                f"WHERE seq IN ({','.join('?' * len(ids))})",
-                ids,
-            ).fetchall()
-        return {r[0]: StoredChunk(*r) for r in rows}
+            for i in range(0, len(ids), 500):  # stay far below SQLite's limit on bound variables
+                part = ids[i : i + 500]
+                rows = self._conn.execute(
+                    "SELECT seq, id, path, source, start_line, end_line, text FROM chunks "
+                    f"WHERE seq IN ({','.join('?' * len(part))})",
+                    part,
+                ).fetchall()
+                found.update((r[0], StoredChunk(*r)) for r in rows)
+        return found
 
     def last_line(self, path: str) -> int:
         """The last line of ``path`` that a chunk covers (0 if none)."""

@@ -26,6 +26,7 @@ from .workspace import FileInfo, list_memory_files
 # Bump when chunking changes in a way that must rebuild existing indexes.
 CHUNKER_VERSION = 1
 EMBED_BATCH = 64  # texts per provider call and per cache commit
+PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 
@@ -196,7 +197,13 @@ def sync_workspace(
                     "indexed_at": str(int(time.time())),
                 }
             )
-            store.prune_cache(key, cache_max_entries if cache_enabled else 0)
+            # Pruning scans the whole cache: run it only once enough new vectors arrived to matter.
+            added = int(store.meta().get("cache_added_since_prune", "0")) + report.embedded
+            limit = cache_max_entries if cache_enabled else 0
+            if report.full_reindex or removed or limit == 0 or added >= max(PRUNE_EVERY, limit // 100):
+                store.prune_cache(key, limit)
+                added = 0
+            store.set_meta({"cache_added_since_prune": str(added)})
     report.seconds = time.perf_counter() - started
     return report
 
