@@ -217,14 +217,12 @@ def _embed_missing(
     progress: Progress | None,
 ) -> None:
     texts_by_hash: dict[str, str] = {}
-    total_chunks = 0
     for _, _, rows in todo:
         for r in rows:
             texts_by_hash.setdefault(r.hash, r.text)
-            total_chunks += 1
-    cached = store.cached_vectors(key, list(texts_by_hash))
+    cached = store.cached_hashes(key, list(texts_by_hash))
     missing = [h for h in texts_by_hash if h not in cached]
-    report.cached = total_chunks - sum(1 for _, _, rows in todo for r in rows if r.hash in missing)
+    report.cached = sum(1 for _, _, rows in todo for r in rows if r.hash in cached)
     if progress:
         progress(0, len(missing))
     done = 0
