@@ -196,3 +196,29 @@ def test_cache_is_pruned_lru_but_keeps_live_vectors(workspace: Path, fake: FakeE
         # The old file's vectors were dropped (maxEntries 0); live ones stay, so search still has vectors.
         assert mem.status()["cacheEntries"] == mem.status()["chunks"] <= live
         assert mem.search("completely new text", min_score=0).mode == "hybrid"
+
+
+def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeEmbedder) -> None:
+    import numpy as np
+
+    from memlane.sync import embedding_key
+
+    with open_mem(workspace, fake) as reader, open_mem(workspace, fake) as writer:
+        reader.sync()
+        before = reader._vector_index()
+        write(workspace, "memory/2026-03-01.md", "# new\n\n- the observatory opens in March\n")
+        (workspace / "memory" / "2026-01-06.md").unlink()
+        p = workspace / "MEMORY.md"
+        p.write_text(p.read_text() + "\n## More\n- Dana moved to the platform team.\n")
+        writer.sync()
+        delta = reader._vector_index()
+        assert delta is not before
+        full_seqs, full_matrix = reader.store.load_vectors(embedding_key(fake), fake.dims)
+        np.testing.assert_array_equal(delta.seqs, full_seqs)
+        np.testing.assert_array_equal(delta.matrix, full_matrix)
+        writer.sync(force=True)  # a reset renumbers chunks: the reader must reload everything
+        after_reset = reader._vector_index()
+        full_seqs, full_matrix = reader.store.load_vectors(embedding_key(fake), fake.dims)
+        np.testing.assert_array_equal(after_reset.seqs, full_seqs)
+        np.testing.assert_array_equal(after_reset.matrix, full_matrix)
+        assert reader.search("observatory March", min_score=0).results[0].path == "memory/2026-03-01.md"

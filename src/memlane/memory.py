@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import config as config_mod
 from .embeddings import EmbeddingProvider, ProviderChoice, resolve_provider
 from .errors import MemlaneError, PathError, ProviderError
@@ -40,7 +42,7 @@ class Memory:
         self.agent_id = cfg.agent_id
         self._choice = choice
         self._store: SQLiteStore | None = None
-        self._vectors: tuple[int, VectorIndex] | None = None
+        self._vectors: tuple[tuple[int, int], VectorIndex] | None = None
         self._lock = threading.RLock()
 
     # -- lifecycle
@@ -145,13 +147,28 @@ class Memory:
         )
 
     def _vector_index(self) -> VectorIndex:
-        """The live vectors, reloaded only when the index's generation moved."""
+        """The live vectors. After a write only the new chunks' vectors are read (a full load of
+        100k vectors takes over a second; a one-file change, milliseconds)."""
         provider = self.choice.provider
         assert provider is not None
-        gen = self.store.generation()
-        if self._vectors is None or self._vectors[0] != gen:
-            seqs, matrix = self.store.load_vectors(embedding_key(provider), provider.dims)
-            self._vectors = (gen, VectorIndex(seqs, matrix))
+        epoch, gen = self.store.generation()
+        key = embedding_key(provider)
+        cached = self._vectors
+        if cached is not None and cached[0] == (epoch, gen):
+            return cached[1]
+        if cached is None or cached[0][0] != epoch:
+            seqs, matrix = self.store.load_vectors(key, provider.dims)
+        else:
+            old = cached[1]
+            live = self.store.live_seqs()
+            keep = np.isin(old.seqs, live, assume_unique=True)
+            new_seqs, new_matrix = self.store.vectors_for(
+                key, np.setdiff1d(live, old.seqs, assume_unique=True), provider.dims
+            )
+            # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
+            seqs = np.concatenate([old.seqs[keep], new_seqs])
+            matrix = np.concatenate([old.matrix[keep], new_matrix]) if len(new_seqs) or not keep.all() else old.matrix
+        self._vectors = ((epoch, gen), VectorIndex(seqs, matrix))
         return self._vectors[1]
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:

@@ -61,7 +61,7 @@ _BASE_SCHEMA = [
 # Recreated as a unit by reset(): plain statements, no executescript (it would commit).
 _CHUNK_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS chunks (
-      seq INTEGER PRIMARY KEY,
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
       id TEXT NOT NULL,
       path TEXT NOT NULL,
       source TEXT NOT NULL DEFAULT 'memory',
@@ -234,10 +234,41 @@ class SQLiteStore:
         with self._lock:
             return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
 
-    def generation(self) -> int:
+    def generation(self) -> tuple[int, int]:
+        """(epoch, generation): generation moves with every write, epoch with every full reset."""
         with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        return int(row[0]) if row else 0
+            rows = dict(self._conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
+        return int(rows.get("epoch", 0)), int(rows.get("generation", 0))
+
+    def live_seqs(self) -> npt.NDArray[np.int64]:
+        """Every chunk's seq, ascending."""
+        with self._lock:
+            rows = self._conn.execute("SELECT seq FROM chunks INDEXED BY idx_chunks_path").fetchall()
+        seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        seqs.sort()
+        return seqs
+
+    def vectors_for(
+        self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """(seqs, matrix) for those of ``seqs`` that have a vector, ascending."""
+        found_seqs: list[int] = []
+        blobs: list[bytes] = []
+        ids = [int(x) for x in seqs]
+        with self._lock:
+            for i in range(0, len(ids), 500):
+                part = ids[i : i + 500]
+                rows = self._conn.execute(
+                    "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e ON e.hash = c.hash "
+                    "AND e.provider=? AND e.model=? AND e.provider_key=? "
+                    f"WHERE c.seq IN ({','.join('?' * len(part))}) ORDER BY c.seq",
+                    (key.provider, key.model, key.provider_key, *part),
+                ).fetchall()
+                for seq, blob in rows:
+                    found_seqs.append(seq)
+                    blobs.append(blob)
+        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).copy()
+        return np.asarray(found_seqs, dtype=np.int64), matrix
 
     # -- files and chunks
     def file_states(self) -> dict[str, FileState]:
@@ -270,7 +301,14 @@ class SQLiteStore:
         self._conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def reset(self) -> None:
-        """Empty files, chunks and the word index; call inside :meth:`write` (so it is atomic)."""
+        """Empty files, chunks and the word index; call inside :meth:`write` (so it is atomic).
+
+        Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors.
+        """
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES('epoch', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
         self._conn.execute("DELETE FROM files")
         # Dropping and recreating is much faster than deleting row by row through the FTS triggers.
         for stmt in (
