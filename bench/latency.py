@@ -175,7 +175,19 @@ def rss_child(n: int, work: Path) -> None:
     with memlane.open(ws, agent="rss", provider=provider, store={"path": str(store)}) as mem:
         mem.sync()
         mem.search("and load the vectors for a search")
-    print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"peak_rss_mb": peak_rss_mb()}))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS. VmHWM belongs to the address space; ru_maxrss would survive execve and
+    report the parent's peak when the parent was bigger (it did: 655 MB here vs 437 MB measured alone)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> None:

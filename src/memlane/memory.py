@@ -14,14 +14,14 @@ from . import config as config_mod
 from .embeddings import EmbeddingProvider, ProviderChoice, resolve_provider
 from .errors import MemlaneError, PathError, ProviderError
 from .search import SearchResponse, VectorIndex, rank
-from .store import SQLiteStore
+from .store import FileState, SQLiteStore
 from .sync import (
     Progress,
     SyncReport,
     effective_chunking,
     embedding_key,
+    files_differ,
     index_fingerprint,
-    is_dirty,
     sync_workspace,
 )
 from .workspace import read_lines, resolve_memory_path
@@ -43,6 +43,8 @@ class Memory:
         self._choice = choice
         self._store: SQLiteStore | None = None
         self._vectors: tuple[tuple[int, int], VectorIndex] | None = None
+        # (generation, indexed fingerprint, file states): re-read only after a write
+        self._indexed: tuple[tuple[int, int], str | None, dict[str, FileState]] | None = None
         self._lock = threading.RLock()
 
     # -- lifecycle
@@ -103,7 +105,12 @@ class Memory:
             return report
 
     def is_dirty(self) -> bool:
-        return is_dirty(self.store, self.workspace, self._fingerprint())
+        """True when the index is missing, built for other settings, or behind the files on disk."""
+        gen = self.store.generation()
+        if self._indexed is None or self._indexed[0] != gen:
+            states = {p: s for p, s in self.store.file_states().items() if s.source == "memory"}
+            self._indexed = (gen, self.store.meta().get("fingerprint"), states)
+        return files_differ(self._indexed[1], self._indexed[2], self.workspace, self._fingerprint())
 
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None) -> SearchResponse:
         """Hybrid search over the memory files; syncs first when the index is behind."""

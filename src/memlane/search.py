@@ -9,6 +9,7 @@ best keyword match gets 1.0 and weaker ones proportionally less.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,6 +82,16 @@ class VectorIndex:
         return np.where(ok, pos, -1)
 
 
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlane-search")
+    return _POOL
+
+
 @dataclass
 class _Candidate:
     seq: int
@@ -107,13 +118,9 @@ def rank(
 
     candidates: dict[int, _Candidate] = {}
     keyword_order: list[int] = []
-    if use_text:
-        match = match_expression(query)
-        hits = store.keyword_search(match, pool) if match else []
-        best = max((s for _, s in hits), default=0.0)
-        for seq, raw in hits:
-            candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
-            keyword_order.append(seq)
+    match = match_expression(query) if use_text else None
+    # The FTS query and the matrix product both release the GIL: run them side by side.
+    keyword_future = _pool().submit(store.keyword_search, match, pool) if match else None
 
     sims: npt.NDArray[np.float32] | None = None
     vector_order: list[int] = []
@@ -124,6 +131,16 @@ def rank(
         top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
         top = top[np.argsort(-sims[top], kind="stable")]
         vector_order = [int(vectors.seqs[i]) for i in top]
+
+    if use_text:
+        hits = keyword_future.result() if keyword_future else []
+        best = max((s for _, s in hits), default=0.0)
+        for seq, raw in hits:
+            candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
+            keyword_order.append(seq)
+
+    if use_vector:
+        assert vectors is not None and sims is not None
         for seq in vector_order:
             candidates.setdefault(seq, _Candidate(seq))
         # Exact cosine for every candidate, keyword-only ones included.

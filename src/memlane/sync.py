@@ -98,12 +98,12 @@ def _chunk_rows(path: str, source: str, chunks: list[Chunk]) -> list[ChunkRow]:
     return rows
 
 
-def is_dirty(store: SQLiteStore, workspace: Path, fingerprint: dict[str, object]) -> bool:
-    """True when the index is missing, built for other settings, or behind the files on disk."""
-    meta = store.meta()
-    if meta.get("fingerprint") != fingerprint_json(fingerprint):
+def files_differ(
+    indexed_fingerprint: str | None, states: dict[str, FileState], workspace: Path, fingerprint: dict[str, object]
+) -> bool:
+    """True when the index (its fingerprint and file states) does not match the settings and the files."""
+    if indexed_fingerprint != fingerprint_json(fingerprint):
         return True
-    states = {p: s for p, s in store.file_states().items() if s.source == "memory"}
     files = list_memory_files(workspace)
     if len(files) != len(states):
         return True
