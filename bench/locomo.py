@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/locomo.py                       # all 10 conversations, categories 1-4
     .venv/bin/python bench/locomo.py --convs conv-26 conv-30 --modes hybrid
+    # LongMemEval: convert with ../shared/bench/longmemeval/lme_to_workspace.py into .bench/lme/workspaces, then
+    .venv/bin/python bench/locomo.py --work .bench/lme
 
 Converts ../shared/bench/locomo/locomo10.json into workspaces (once, under .bench/), indexes
 each with the configured provider (default: the bundled local model), ranks every question
