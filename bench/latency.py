@@ -137,7 +137,7 @@ def measure_size(n: int, work: Path) -> dict[str, float]:
         out["keyword_p50_ms"], out["keyword_p95_ms"] = pct(keyword)
         # Incremental: change one file of many, sync.
         if rep.files_added >= 10:
-            target = sorted((ws / "memory").iterdir())[len(rep.to_dict()) % 7]
+            target = sorted((ws / "memory").iterdir())[3]
             times = []
             for i in range(5):
                 target.write_text(target.read_text() + f"\n## Added {i}\n- a new line number {i}\n")

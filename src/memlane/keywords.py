@@ -184,13 +184,8 @@ def match_expression(query: str) -> str | None:
     """An FTS5 MATCH expression matching any term of ``query``; None if nothing is searchable."""
     terms = query_terms(query)
     content = [t for t in terms if t not in STOPWORDS] or terms
-    parts: list[str] = []
-    for term in content:
-        words = _WORD.findall(term)
-        if not words:
-            continue
-        # The whole term as a phrase (FTS5 tokenizes it: inner punctuation becomes adjacency).
-        parts.append("text : " + _quote(term))
+    # Each term as a phrase (FTS5 tokenizes it: inner punctuation becomes adjacency).
+    parts = ["text : " + _quote(term) for term in content]
     bigrams = cjk_terms(query).split()
     # Only the bigrams (not single characters) of a multi-character run: single characters are too common.
     wanted = [b for b in bigrams if len(b) == 2] or bigrams

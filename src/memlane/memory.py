@@ -172,9 +172,12 @@ class Memory:
             new_seqs, new_matrix = self.store.vectors_for(
                 key, np.setdiff1d(live, old.seqs, assume_unique=True), provider.dims
             )
-            # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
-            seqs = np.concatenate([old.seqs[keep], new_seqs])
-            matrix = np.concatenate([old.matrix[keep], new_matrix]) if len(new_seqs) or not keep.all() else old.matrix
+            if keep.all() and not len(new_seqs):
+                seqs, matrix = old.seqs, old.matrix  # a write that touched no chunk (an mtime, meta)
+            else:
+                # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
+                seqs = np.concatenate([old.seqs[keep], new_seqs])
+                matrix = np.concatenate([old.matrix[keep], new_matrix])
         self._vectors = ((epoch, gen), VectorIndex(seqs, matrix))
         return self._vectors[1]
 

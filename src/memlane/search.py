@@ -78,9 +78,10 @@ class VectorIndex:
         """Row of each seq, -1 where it has no vector."""
         wanted = np.asarray(seqs, dtype=np.int64)
         pos = np.searchsorted(self.seqs, wanted)
-        pos = np.clip(pos, 0, max(len(self.seqs) - 1, 0))
-        ok = (len(self.seqs) > 0) & (self.seqs[pos] == wanted) if len(self.seqs) else np.zeros(len(wanted), bool)
-        return np.where(ok, pos, -1)
+        if not len(self.seqs):
+            return np.full(len(wanted), -1, dtype=np.int64)
+        pos = np.minimum(pos, len(self.seqs) - 1)
+        return np.where(self.seqs[pos] == wanted, pos, -1)
 
 
 _POOL: ThreadPoolExecutor | None = None

@@ -203,16 +203,18 @@ class SQLiteStore:
 
     # -- transactions
     @contextlib.contextmanager
-    def write(self) -> Iterator[None]:
-        """One write transaction; bumps ``generation`` so readers know to reload vectors."""
+    def write(self, changes_index: bool = True) -> Iterator[None]:
+        """One write transaction. When it changes the index (files, chunks, meta) it bumps ``generation``
+        so readers refresh what they hold; cache-only writes (``changes_index=False``) leave readers be."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield
-                self._conn.execute(
-                    "INSERT INTO meta(key, value) VALUES('generation', '1') "
-                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-                )
+                if changes_index:
+                    self._conn.execute(
+                        "INSERT INTO meta(key, value) VALUES('generation', '1') "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                    )
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
 from .config import ChunkingSettings
 from .embeddings import EmbeddingProvider
@@ -169,9 +171,10 @@ def sync_workspace(
     report.files_removed = len(removed)
 
     key = embedding_key(provider) if provider else None
-    all_hashes = [r.hash for _, _, rows in todo for r in rows]
-    if provider is not None and key is not None and all_hashes:
-        _embed_missing(store, provider, key, todo, report, progress)
+    # One text per distinct hash: what may need embedding, and which cache entries this sync uses.
+    texts_by_hash = {r.hash: r.text for _, _, rows in todo for r in rows}
+    if provider is not None and key is not None and texts_by_hash:
+        _embed_missing(store, provider, key, todo, texts_by_hash, report, progress)
 
     if todo or removed or touched or report.full_reindex:
         with store.write():
@@ -185,8 +188,8 @@ def sync_workspace(
                 store.set_file_state(path, state)
             for path in removed:
                 store.delete_file(path)
-            if key is not None and all_hashes:
-                store.touch_vectors(key, list(dict.fromkeys(all_hashes)))
+            if key is not None and texts_by_hash:
+                store.touch_vectors(key, list(texts_by_hash))
             store.set_meta(
                 {
                     "fingerprint": fp_json,
@@ -198,7 +201,7 @@ def sync_workspace(
                 }
             )
             # Pruning scans the whole cache: run it only once enough new vectors arrived to matter.
-            added = int(store.meta().get("cache_added_since_prune", "0")) + report.embedded
+            added = int(meta.get("cache_added_since_prune", "0")) + report.embedded
             limit = cache_max_entries if cache_enabled else 0
             if report.full_reindex or removed or limit == 0 or added >= max(PRUNE_EVERY, limit // 100):
                 store.prune_cache(key, limit)
@@ -213,13 +216,10 @@ def _embed_missing(
     provider: EmbeddingProvider,
     key: EmbeddingKey,
     todo: list[tuple[FileInfo, FileState, list[ChunkRow]]],
+    texts_by_hash: dict[str, str],
     report: SyncReport,
     progress: Progress | None,
 ) -> None:
-    texts_by_hash: dict[str, str] = {}
-    for _, _, rows in todo:
-        for r in rows:
-            texts_by_hash.setdefault(r.hash, r.text)
     cached = store.cached_hashes(key, list(texts_by_hash))
     missing = [h for h in texts_by_hash if h not in cached]
     report.cached = sum(1 for _, _, rows in todo for r in rows if r.hash in cached)
@@ -230,7 +230,7 @@ def _embed_missing(
         batch = missing[i : i + EMBED_BATCH]
         vectors = provider.embed_batch([texts_by_hash[h] for h in batch])
         _check_vectors(vectors, len(batch), provider)
-        with store.write():
+        with store.write(changes_index=False):  # the cache only: readers' view of the index is unchanged
             store.put_vectors(key, dict(zip(batch, vectors, strict=True)))
         report.embedded += len(batch)
         done += len(batch)
@@ -239,8 +239,6 @@ def _embed_missing(
 
 
 def _check_vectors(vectors: object, expected: int, provider: EmbeddingProvider) -> None:
-    import numpy as np
-
     arr = np.asarray(vectors)
     if arr.ndim != 2 or arr.shape[0] != expected:
         raise ProviderError(
