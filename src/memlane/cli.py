@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import click
 from .errors import MemlaneError
 from .memory import Memory, open_memory
 from .search import SearchResponse
+from .sync import EmbedPlan
 from .tools import tool_definitions
 
 DEMO_WORKSPACE = Path(__file__).with_name("demo")
@@ -80,12 +82,43 @@ def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
     return update, close
 
 
-def _run_index(mem: Memory, force: bool, as_json: bool) -> None:
+class _DryRun(Exception):
+    def __init__(self, plan: EmbedPlan) -> None:
+        self.plan = plan
+
+
+def _describe(plan: EmbedPlan) -> str:
+    cost = (
+        "free"
+        if plan.usd is None and plan.provider == "local"
+        else ("price unknown (add it to memorySearch.prices)" if plan.usd is None else f"about ${plan.usd:.4f}")
+    )
+    via = " via the batch API" if plan.batch else ""
+    return (
+        f"embedding {plan.texts} texts ({plan.tokens:,} tokens, estimated) with "
+        f"{plan.provider}/{plan.model}{via}: {cost}"
+    )
+
+
+def _run_index(mem: Memory, force: bool, as_json: bool, dry_run: bool = False) -> None:
     update, close = _progress_bar()
+
+    def on_plan(plan: EmbedPlan) -> None:
+        if dry_run:
+            raise _DryRun(plan)
+        if plan.provider != "local" and not as_json:  # a paid run: say what it costs before it starts
+            click.echo(f"note: {_describe(plan)}", err=True)
+
     try:
-        report = mem.sync(force=force, progress=update)
+        report = mem.sync(force=force, progress=update, on_plan=on_plan)
+    except _DryRun as stop:
+        click.echo(json.dumps(asdict(stop.plan)) if as_json else f"dry run: would be {_describe(stop.plan)}")
+        return
     finally:
         close()
+    if dry_run:
+        click.echo(json.dumps(None) if as_json else "dry run: nothing to embed")
+        return
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
         return
@@ -102,11 +135,12 @@ def _run_index(mem: Memory, force: bool, as_json: bool) -> None:
 @cli.command()
 @click.option("--force", is_flag=True, help="Rebuild the whole index.")
 @click.option("--json", "as_json", is_flag=True, help="Print the sync report as JSON.")
+@click.option("--dry-run", is_flag=True, help="Only say what would be embedded and its estimated price.")
 @click.pass_context
-def index(ctx: click.Context, force: bool, as_json: bool) -> None:
+def index(ctx: click.Context, force: bool, as_json: bool, dry_run: bool) -> None:
     """Bring the index up to date with the memory files."""
     with _memory(ctx) as mem:
-        _run_index(mem, force, as_json)
+        _run_index(mem, force, as_json, dry_run)
 
 
 def _print_response(resp: SearchResponse, as_json: bool) -> None:

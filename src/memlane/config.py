@@ -38,18 +38,47 @@ class _Model(BaseModel):
 
 
 class BatchSettings(_Model):
+    """The vendors' asynchronous batch APIs (OpenAI Batch, Gemini async batch embeddings)."""
+
     enabled: bool = True
-    wait: bool = True
+    wait: bool = True  # False: submit, index the text now, collect the vectors on a later sync
     concurrency: int = Field(2, ge=1)
     poll_interval_ms: int = Field(5000, ge=0)
     timeout_minutes: float = Field(60, gt=0)
+    # Fewer texts than this go through ordinary requests: a batch may take hours to finish.
+    min_texts: int = Field(200, ge=1)
 
 
 class RemoteSettings(_Model):
+    """How the primary remote provider is reached; wins over ``models.providers.*``."""
+
     base_url: str | None = None
     api_key: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    dimensions: int | None = Field(None, ge=1)  # output size, for models that can shorten vectors
+    timeout_seconds: float = Field(120, gt=0)  # one request while indexing (and batch API calls)
+    query_timeout_seconds: float = Field(60, gt=0)  # one search's query embedding
+    max_retries: int = Field(5, ge=0)  # on 429, 5xx and timeouts
+    retry_base_ms: int = Field(500, ge=0)  # first backoff; doubles each retry, with jitter
+    retry_max_ms: int = Field(30_000, ge=0)  # cap for one wait (Retry-After included)
     batch: BatchSettings = BatchSettings()
+
+
+class Price(_Model):
+    """US dollars per million input tokens."""
+
+    input: float = Field(ge=0)
+    batch_input: float | None = Field(None, ge=0)  # the batch APIs' price; None: same as input
+
+
+# Public list prices (USD per 1M input tokens) as of 2026; override or extend with memorySearch.prices.
+DEFAULT_PRICES: dict[str, Price] = {
+    "text-embedding-3-small": Price(input=0.02, batch_input=0.01),
+    "text-embedding-3-large": Price(input=0.13, batch_input=0.065),
+    "text-embedding-ada-002": Price(input=0.10, batch_input=0.05),
+    "gemini-embedding-001": Price(input=0.15, batch_input=0.075),
+    "text-embedding-004": Price(input=0.0, batch_input=0.0),
+}
 
 
 class LocalSettings(_Model):
@@ -158,6 +187,10 @@ class MemorySearchSettings(_Model):
     query: QuerySettings = QuerySettings()
     cache: CacheSettings = CacheSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
+    prices: dict[str, Price] = Field(default_factory=dict)  # model -> price; merged over DEFAULT_PRICES
+
+    def price(self, model: str) -> Price | None:
+        return self.prices.get(model) or DEFAULT_PRICES.get(model)
 
     def store_path(self, agent_id: str) -> Path:
         raw = self.store.path or str(memlane_home() / "memory" / "{agentId}.sqlite")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,14 @@ from typing import Any
 import numpy as np
 
 from . import config as config_mod
-from .embeddings import EmbeddingProvider, ProviderChoice, resolve_provider
+from .batching import BatchRun
+from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
 from .search import SearchResponse, VectorIndex, rank
 from .store import FileState, SQLiteStore
 from .sync import (
+    PlanHook,
     Progress,
     SyncReport,
     effective_chunking,
@@ -46,6 +50,8 @@ class Memory:
         # (generation, indexed fingerprint, file states): re-read only after a write
         self._indexed: tuple[tuple[int, int], str | None, dict[str, FileState]] | None = None
         self._lock = threading.RLock()
+        self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this Memory's syncs
+        self._batch_polled = 0.0
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -56,6 +62,7 @@ class Memory:
 
     def close(self) -> None:
         with self._lock:
+            _close_provider(self._choice.provider if self._choice is not None else None)
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -83,26 +90,55 @@ class Memory:
             raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
 
     # -- operations
-    def sync(self, force: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Bring the index up to date with the memory files."""
+    def sync(
+        self, force: bool = False, progress: Progress | None = None, on_plan: PlanHook | None = None
+    ) -> SyncReport:
+        """Bring the index up to date with the memory files.
+
+        If the provider fails and ``fallback`` names another, the index is rebuilt with that one (the
+        switch is recorded in :meth:`status` and every search response); until that rebuild commits,
+        the previous index stays in place."""
         self._require_enabled()
         with self._lock:
             try:
-                report = sync_workspace(
-                    self.store,
-                    self.choice.provider,
-                    self.workspace,
-                    self.settings.chunking,
-                    cache_enabled=self.settings.cache.enabled,
-                    cache_max_entries=self.settings.cache.max_entries,
-                    force=force,
-                    progress=progress,
-                )
+                report = self._sync_once(force, progress, on_plan)
             except ProviderError as exc:
-                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+                provider = self.choice.provider
+                switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
+                if switched is None or self.choice.fallback is not None:
+                    raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+                _close_provider(provider)
+                self._choice = switched
+                self._vectors = None
+                try:
+                    report = self._sync_once(force, progress, on_plan)
+                except ProviderError as exc2:
+                    raise ProviderError(
+                        f"indexing stopped, the previous index is unchanged: {exc}; "
+                        f"fallback {switched.provider.provider_id if switched.provider else None!r} failed too: {exc2}"
+                    ) from None
+                report.notes.append(f"switched to fallback provider after: {exc}")
             if self.store.recovered:
                 report.notes.append(self.store.recovered)
             return report
+
+    def _sync_once(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
+        provider = self.choice.provider
+        report = sync_workspace(
+            self.store,
+            provider,
+            self.workspace,
+            self.settings.chunking,
+            cache_enabled=self.settings.cache.enabled,
+            cache_max_entries=self.settings.cache.max_entries,
+            force=force,
+            progress=progress,
+            batch=self.batch,
+            price=self.settings.price(provider.model) if provider is not None else None,
+            on_plan=on_plan,
+        )
+        self._batch_polled = time.monotonic()
+        return report
 
     def is_dirty(self) -> bool:
         """True when the index is missing, built for other settings, or behind the files on disk."""
@@ -110,7 +146,18 @@ class Memory:
         if self._indexed is None or self._indexed[0] != gen:
             states = {p: s for p, s in self.store.file_states().items() if s.source == "memory"}
             self._indexed = (gen, self.store.meta().get("fingerprint"), states)
-        return files_differ(self._indexed[1], self._indexed[2], self.workspace, self._fingerprint())
+        if files_differ(self._indexed[1], self._indexed[2], self.workspace, self._fingerprint()):
+            return True
+        return self._batch_due()
+
+    def _batch_due(self) -> bool:
+        """Batch jobs of an earlier sync are uncollected and a poll interval has passed since the last look."""
+        provider = self.choice.provider
+        if provider is None or not isinstance(provider, BatchProvider):
+            return False
+        if time.monotonic() - self._batch_polled < self.settings.remote.batch.poll_interval_ms / 1000:
+            return False
+        return bool(self.store.batch_jobs(embedding_key(provider)))
 
     def search(self, query: str, max_results: int | None = None, min_score: float | None = None) -> SearchResponse:
         """Hybrid search over the memory files; syncs first when the index is behind."""
@@ -218,6 +265,7 @@ class Memory:
                 "backend": "numpy (in-process exact cosine)" if provider else "none",
                 "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
             },
+            "batch": self._batch_status(provider),
             "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
             "chunking": {
                 "tokens": plan.tokens,
@@ -231,18 +279,36 @@ class Memory:
             info["probe"] = self._probe()
         return info
 
+    def _batch_status(self, provider: EmbeddingProvider | None) -> dict[str, Any]:
+        if provider is None or not isinstance(provider, BatchProvider):
+            return {"available": False}
+        jobs = self.store.batch_jobs(embedding_key(provider))
+        return {
+            "available": True,
+            "enabled": self.settings.remote.batch.enabled,
+            "active": self.batch.active,
+            "failures": self.batch.failures,
+            "disabled": self.batch.disabled,
+            "pendingJobs": list(jobs),
+            "pendingTexts": sum(len(h) for h in jobs.values()),
+        }
+
     def _probe(self) -> dict[str, Any]:
         provider = self.choice.provider
         if provider is None:
             return {"ok": False, "error": "no embedding provider"}
-        import time
-
         t = time.perf_counter()
         try:
             vec = provider.embed_batch(["memlane probe"])
         except ProviderError as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
+
+
+def _close_provider(provider: EmbeddingProvider | None) -> None:
+    closer = getattr(provider, "close", None)  # remote providers hold an HTTP connection pool
+    if callable(closer):
+        closer()
 
 
 def open_memory(

@@ -57,6 +57,14 @@ _BASE_SCHEMA = [
       dims INTEGER NOT NULL,
       updated_at INTEGER NOT NULL,
       PRIMARY KEY (provider, model, provider_key, hash)) WITHOUT ROWID""",
+    # Vendor batch jobs started and not yet collected: a sync after a restart resumes them.
+    """CREATE TABLE IF NOT EXISTS batch_jobs (
+      job_id TEXT PRIMARY KEY,
+      provider TEXT NOT NULL,
+      model TEXT NOT NULL,
+      provider_key TEXT NOT NULL,
+      hashes TEXT NOT NULL,
+      created_at INTEGER NOT NULL)""",
 ]
 # Recreated as a unit by reset(): plain statements, no executescript (it would commit).
 _CHUNK_SCHEMA = [
@@ -461,6 +469,36 @@ class SQLiteStore:
             [*params, excess],
         )
         return int(excess)
+
+    # -- vendor batch jobs
+    def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None:
+        """Remember a submitted job and the text hashes it embeds; call inside :meth:`write`."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO batch_jobs(job_id, provider, model, provider_key, hashes, created_at) "
+            "VALUES(?,?,?,?,?,?)",
+            (job_id, key.provider, key.model, key.provider_key, json.dumps(list(hashes)), _now_ms()),
+        )
+
+    def batch_jobs(self, key: EmbeddingKey) -> dict[str, list[str]]:
+        """Uncollected jobs of ``key``: job id -> text hashes, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT job_id, hashes FROM batch_jobs WHERE provider=? AND model=? AND provider_key=? "
+                "ORDER BY created_at",
+                (key.provider, key.model, key.provider_key),
+            ).fetchall()
+        return {job: json.loads(hashes) for job, hashes in rows}
+
+    def drop_batch_job(self, job_id: str) -> None:
+        """Forget a job; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM batch_jobs WHERE job_id = ?", (job_id,))
+
+    def bump_epoch(self) -> None:
+        """Make readers reload every vector (vectors arrived for chunks already indexed); inside :meth:`write`."""
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES('epoch', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
 
     # -- status
     def counts(self) -> dict[str, int]:

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .batching import BatchRun, collect_jobs, run_batches
 from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
-from .config import ChunkingSettings
+from .config import ChunkingSettings, Price
 from .embeddings import EmbeddingProvider
+from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
@@ -33,6 +35,21 @@ PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxE
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 
 
+@dataclass(frozen=True)
+class EmbedPlan:
+    """What a sync is about to embed, told before it starts (the CLI prints it before a paid run)."""
+
+    provider: str
+    model: str
+    texts: int
+    tokens: int
+    batch: bool  # whether the texts go through a batch API
+    usd: float | None  # estimated price; None when free (local) or not in the price table
+
+
+PlanHook = Callable[[EmbedPlan], None]
+
+
 @dataclass
 class SyncReport:
     files_added: int = 0
@@ -41,8 +58,13 @@ class SyncReport:
     files_unchanged: int = 0
     chunks_written: int = 0
     chunks_removed: int = 0
-    embedded: int = 0  # texts sent to the provider
+    embedded: int = 0  # texts the provider embedded (ordinary requests and batch jobs)
     cached: int = 0  # chunk texts whose vector came from the cache
+    batch_jobs: int = 0  # batch jobs this sync submitted
+    batch_embedded: int = 0  # texts whose vector came from a batch job
+    batch_pending: int = 0  # texts in batch jobs still running (collected by a later sync)
+    tokens: int = 0  # estimated tokens of the texts to embed
+    estimated_usd: float | None = None  # their estimated price (None: free or unknown)
     full_reindex: bool = False
     reason: str = ""
     seconds: float = 0.0
@@ -125,6 +147,9 @@ def sync_workspace(
     cache_max_entries: int = 50_000,
     force: bool = False,
     progress: Progress | None = None,
+    batch: BatchRun | None = None,
+    price: Price | None = None,
+    on_plan: PlanHook | None = None,
 ) -> SyncReport:
     started = time.perf_counter()
     report = SyncReport()
@@ -173,8 +198,12 @@ def sync_workspace(
     key = embedding_key(provider) if provider else None
     # One text per distinct hash: what may need embedding, and which cache entries this sync uses.
     texts_by_hash = {r.hash: r.text for _, _, rows in todo for r in rows}
+    pending: set[str] = set()
+    # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
+    if key is not None and isinstance(provider, BatchProvider) and batch is not None and store.batch_jobs(key):
+        pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
     if provider is not None and key is not None and texts_by_hash:
-        _embed_missing(store, provider, key, todo, texts_by_hash, report, progress)
+        _embed_missing(store, provider, key, todo, texts_by_hash, pending, report, progress, batch, price, on_plan)
 
     if todo or removed or touched or report.full_reindex:
         with store.write():
@@ -217,25 +246,57 @@ def _embed_missing(
     key: EmbeddingKey,
     todo: list[tuple[FileInfo, FileState, list[ChunkRow]]],
     texts_by_hash: dict[str, str],
+    pending: set[str],
     report: SyncReport,
     progress: Progress | None,
+    batch: BatchRun | None,
+    price: Price | None,
+    on_plan: PlanHook | None,
 ) -> None:
     cached = store.cached_hashes(key, list(texts_by_hash))
-    missing = [h for h in texts_by_hash if h not in cached]
+    missing = [h for h in texts_by_hash if h not in cached and h not in pending]
     report.cached = sum(1 for _, _, rows in todo for r in rows if r.hash in cached)
+    if not missing:
+        return
+    use_batch = (
+        batch is not None
+        and batch.active
+        and isinstance(provider, BatchProvider)
+        and len(missing) >= batch.settings.min_texts
+    )
+    report.tokens = sum(provider.count_tokens([texts_by_hash[h] for h in missing]))
+    if price is not None:
+        rate = price.batch_input if use_batch and price.batch_input is not None else price.input
+        report.estimated_usd = report.tokens / 1e6 * rate
+    if on_plan:
+        on_plan(
+            EmbedPlan(
+                provider.provider_id, provider.model, len(missing), report.tokens, use_batch, report.estimated_usd
+            )
+        )
+    done = 0
     if progress:
         progress(0, len(missing))
-    done = 0
+    if use_batch:
+        assert batch is not None and isinstance(provider, BatchProvider)
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, len(missing))
+
+        missing = run_batches(store, provider, key, {h: texts_by_hash[h] for h in missing}, batch, report, advance)
     for i in range(0, len(missing), EMBED_BATCH):
-        batch = missing[i : i + EMBED_BATCH]
-        vectors = provider.embed_batch([texts_by_hash[h] for h in batch])
-        _check_vectors(vectors, len(batch), provider)
+        part = missing[i : i + EMBED_BATCH]
+        vectors = provider.embed_batch([texts_by_hash[h] for h in part])
+        _check_vectors(vectors, len(part), provider)
         with store.write(changes_index=False):  # the cache only: readers' view of the index is unchanged
-            store.put_vectors(key, dict(zip(batch, vectors, strict=True)))
-        report.embedded += len(batch)
-        done += len(batch)
+            store.put_vectors(key, dict(zip(part, vectors, strict=True)))
+        report.embedded += len(part)
+        done += len(part)
         if progress:
-            progress(done, len(missing))
+            progress(done, done + len(missing) - i - len(part))
 
 
 def _check_vectors(vectors: object, expected: int, provider: EmbeddingProvider) -> None:

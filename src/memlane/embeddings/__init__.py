@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import AgentConfig
 from ..errors import ProviderError
 from .base import EmbeddingProvider, Vectors, normalize_rows
+from .gemini import DEFAULT_BASE_URL as GEMINI_BASE_URL
+from .http import Endpoint, HttpClient, RetryPolicy
+from .openai import DEFAULT_BASE_URL as OPENAI_BASE_URL
 
-__all__ = ["EmbeddingProvider", "ProviderChoice", "Vectors", "normalize_rows", "resolve_provider"]
+__all__ = [
+    "EmbeddingProvider",
+    "ProviderChoice",
+    "Vectors",
+    "auto_choice",
+    "make_fallback",
+    "normalize_rows",
+    "resolve_provider",
+]
 
 
 @dataclass(frozen=True)
@@ -21,27 +33,104 @@ class ProviderChoice:
     fallback: dict[str, str] | None = None  # {"from": ..., "reason": ...}
 
 
-def _make(name: str, cfg: AgentConfig) -> EmbeddingProvider:
+OPENAI_KEY_ENV = ("OPENAI_API_KEY",)
+GEMINI_KEY_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+_PROVIDER_ENTRIES = {"openai": ("openai",), "gemini": ("gemini", "google")}
+
+
+def _endpoint(name: str, cfg: AgentConfig, primary: bool) -> Endpoint | None:
+    """Base URL, key and headers for a remote provider; None when no key resolves.
+
+    Order: ``memorySearch.remote.*`` (for the primary provider only), then ``models.providers.<name>``,
+    then the environment. Headers merge, ``remote.headers`` winning on conflicts.
+    """
+    remote = cfg.memory_search.remote
+    entries = [cfg.providers[n] for n in _PROVIDER_ENTRIES[name] if n in cfg.providers]
+    env_names = OPENAI_KEY_ENV if name == "openai" else GEMINI_KEY_ENV
+    keys = [remote.api_key if primary else None, *(e.api_key for e in entries), *map(os.environ.get, env_names)]
+    key = next((k for k in keys if k), None)
+    if key is None:
+        return None
+    default = OPENAI_BASE_URL if name == "openai" else GEMINI_BASE_URL
+    env_base = os.environ.get("OPENAI_BASE_URL") if name == "openai" else None
+    bases = [remote.base_url if primary else None, *(e.base_url for e in entries), env_base, default]
+    headers: dict[str, str] = {}
+    for entry in reversed(entries):
+        headers.update(entry.headers)
+    if primary:
+        headers.update(remote.headers)
+    return Endpoint(next(b for b in bases if b), key, headers)
+
+
+def _make(name: str, cfg: AgentConfig, primary: bool = True) -> EmbeddingProvider:
     settings = cfg.memory_search
     if name == "local":
         from .local import LocalEmbedder
 
         return LocalEmbedder(settings.local.model_path)
-    raise ProviderError(f"embedding provider {name!r} is not available in this version of memlane")
+    if name in ("openai", "gemini"):
+        endpoint = _endpoint(name, cfg, primary)
+        if endpoint is None:
+            where = " or ".join((*(OPENAI_KEY_ENV if name == "openai" else GEMINI_KEY_ENV), "models.providers." + name))
+            raise ProviderError(f"no API key for {name}: set {where}, or memorySearch.remote.apiKey")
+        remote = settings.remote
+        retry = RetryPolicy(remote.max_retries, remote.retry_base_ms / 1000, remote.retry_max_ms / 1000)
+        # The configured model belongs to the primary provider; a fallback uses its own default.
+        model = settings.model if primary and settings.model else None
+        if name == "openai":
+            from .openai import DEFAULT_MODEL, OpenAIEmbedder
+
+            client = HttpClient(
+                endpoint, {"authorization": f"Bearer {endpoint.api_key}"}, "openai", retry, remote.timeout_seconds
+            )
+            return OpenAIEmbedder(
+                client, model or DEFAULT_MODEL, remote.dimensions if primary else None, remote.query_timeout_seconds
+            )
+        from .gemini import DEFAULT_MODEL as GEMINI_MODEL
+        from .gemini import GeminiEmbedder
+
+        client = HttpClient(endpoint, {"x-goog-api-key": endpoint.api_key}, "gemini", retry, remote.timeout_seconds)
+        return GeminiEmbedder(
+            client, model or GEMINI_MODEL, remote.dimensions if primary else None, remote.query_timeout_seconds
+        )
+    raise ProviderError(f"unknown embedding provider {name!r}")
+
+
+def auto_choice(cfg: AgentConfig) -> tuple[str, str]:
+    """``provider: auto``: a local modelPath that exists, else OpenAI or Gemini if a key resolves,
+    else the bundled offline model (memlane never ends up disabled for lack of a key)."""
+    path = cfg.memory_search.local.model_path
+    if path and Path(path).expanduser().exists():
+        return "local", f"auto: local.modelPath {path} exists"
+    if _endpoint("openai", cfg, True) is not None:
+        return "openai", "auto: an OpenAI key resolved"
+    if _endpoint("gemini", cfg, True) is not None:
+        return "gemini", "auto: a Gemini key resolved"
+    return "local", "auto: no remote key found; using the bundled offline model"
+
+
+def make_fallback(cfg: AgentConfig, failed: str, reason: str) -> ProviderChoice | None:
+    """The configured fallback, made after ``failed`` broke (None: no fallback, or it failed too)."""
+    fallback = cfg.memory_search.fallback
+    if fallback in ("none", failed):
+        return None
+    try:
+        provider = _make(fallback, cfg, primary=False)
+    except ProviderError:
+        return None
+    return ProviderChoice(
+        provider, f"fallback {fallback!r} after {failed!r} failed", {"from": failed, "reason": reason}
+    )
 
 
 def resolve_provider(cfg: AgentConfig) -> ProviderChoice:
     """Pick the agent's embedding provider; on failure try ``fallback``, else keyword-only."""
     settings = cfg.memory_search
-    name = settings.provider
+    name: str = settings.provider
     if name == "none":
         return ProviderChoice(None, "provider is 'none': keyword search only")
     if name == "auto":
-        path = settings.local.model_path
-        if path and Path(path).expanduser().exists():
-            name, reason = "local", f"auto: local.modelPath {path} exists"
-        else:
-            name, reason = "local", "auto: no remote key configured; using the bundled offline model"
+        name, reason = auto_choice(cfg)
     else:
         reason = f"provider is {name!r} in config"
     try:
@@ -51,7 +140,7 @@ def resolve_provider(cfg: AgentConfig) -> ProviderChoice:
         if fallback != "none" and fallback != name:
             try:
                 return ProviderChoice(
-                    _make(fallback, cfg),
+                    _make(fallback, cfg, primary=False),
                     f"fallback {fallback!r} after {name!r} failed",
                     {"from": name, "reason": str(primary_error)},
                 )

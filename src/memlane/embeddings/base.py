@@ -20,8 +20,12 @@ Vectors = npt.NDArray[np.float32]
 class EmbeddingProvider(Protocol):
     provider_id: str  # "local", "openai", "gemini", ...
     model: str
-    dims: int
     max_tokens: int  # the most tokens one input may have, special tokens included
+
+    @property
+    def dims(self) -> int:
+        """Vector length (a remote provider of an unknown model may ask its endpoint once)."""
+        ...
 
     def fingerprint(self) -> str:
         """Non-secret identity of the endpoint/weights (hashed into the index fingerprint)."""
