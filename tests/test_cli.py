@@ -70,7 +70,7 @@ def test_no_results_and_keyword_mode(workspace: Path, tmp_path: Path) -> None:
 
 def test_tools_command() -> None:
     code, out, _ = run("tools", "--style", "anthropic")
-    assert code == 0 and [t["name"] for t in json.loads(out)] == ["memory_search", "memory_get"]
+    assert code == 0 and [t["name"] for t in json.loads(out)] == ["memory_search", "memory_get", "memory_write"]
 
 
 def test_every_command_is_documented_in_readme() -> None:

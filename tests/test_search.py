@@ -20,11 +20,18 @@ def test_first_search_of_a_never_indexed_workspace_syncs(workspace: Path, fake: 
         assert resp.mode == "hybrid" and resp.provider == "fake" and resp.model == "fake-1"
 
 
-def test_dirty_workspace_syncs_before_search(workspace: Path, fake: FakeEmbedder) -> None:
+def test_first_search_builds_the_index_then_later_ones_refresh_in_the_background(
+    workspace: Path, fake: FakeEmbedder
+) -> None:
     with memlane.open(workspace, provider=fake) as mem:
-        mem.sync()
+        first = mem.search("PostgreSQL")  # never built: built now, before answering
+        assert first.results and not first.stale
         write(workspace, "memory/2026-02-01.md", "- The quarterly offsite moves to Lisbon.\n")
-        assert mem.search("Lisbon offsite").results[0].path == "memory/2026-02-01.md"
+        stale = mem.search("Lisbon offsite")  # answered at once from the current index
+        assert stale.stale and any("stale" in n for n in stale.notes)
+        assert mem.wait_idle(30)
+        fresh = mem.search("Lisbon offsite")
+        assert not fresh.stale and fresh.results[0].path == "memory/2026-02-01.md"
 
 
 def test_no_sync_on_search_when_disabled_says_so(workspace: Path) -> None:

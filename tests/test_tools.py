@@ -14,7 +14,7 @@ from memlane.tools import tool_definitions
 def test_definitions_are_valid_json_with_both_tools(style: str) -> None:
     defs = json.loads(json.dumps(tool_definitions(style)))
     names = [d.get("name") or d["function"]["name"] for d in defs]
-    assert names == ["memory_search", "memory_get"]
+    assert names == ["memory_search", "memory_get", "memory_write"]
     schema = defs[0].get("parameters") or defs[0].get("input_schema") or defs[0]["function"]["parameters"]
     assert schema["required"] == ["query"] and set(schema["properties"]) == {"query", "maxResults", "minScore"}
 

@@ -110,7 +110,7 @@ def _run_index(mem: Memory, force: bool, as_json: bool, dry_run: bool = False) -
             click.echo(f"note: {_describe(plan)}", err=True)
 
     try:
-        report = mem.sync(force=force, progress=update, on_plan=on_plan)
+        report = mem.sync(force=force, progress=update, on_plan=on_plan, all_sessions=True)
     except _DryRun as stop:
         click.echo(json.dumps(asdict(stop.plan)) if as_json else f"dry run: would be {_describe(stop.plan)}")
         return
@@ -172,6 +172,65 @@ def search(ctx: click.Context, query: str, max_results: int | None, min_score: f
     """Search memory for QUERY."""
     with _memory(ctx) as mem:
         _print_response(mem.search(query, max_results=max_results, min_score=min_score), as_json)
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--heading", help="Put the note under this heading (created if missing).")
+@click.option("--long-term", is_flag=True, help="Write to MEMORY.md instead of today's memory/YYYY-MM-DD.md.")
+@click.option("--json", "as_json", is_flag=True, help="Print where it went as JSON.")
+@click.pass_context
+def remember(ctx: click.Context, text: str, heading: str | None, long_term: bool, as_json: bool) -> None:
+    """Append TEXT to today's daily memory file (TEXT '-' reads stdin) and index it."""
+    if text == "-":
+        text = sys.stdin.read()
+    with _memory(ctx) as mem:
+        out = mem.write(text, heading=heading, long_term=long_term)
+        if as_json:
+            click.echo(json.dumps(out))
+        else:
+            click.echo(
+                f"{out['path']}:{out['startLine']}-{out['endLine']}" + ("" if out["indexed"] else f" ({out['note']})")
+            )
+
+
+@cli.command()
+@click.option("--http", is_flag=True, help="Serve streamable HTTP on loopback instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address for --http.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port for --http.")
+@click.pass_context
+def mcp(ctx: click.Context, http: bool, host: str, port: int) -> None:
+    """Serve memory_search, memory_get and memory_write over MCP (stdio by default)."""
+    from .mcp_server import serve
+
+    with _memory(ctx) as mem:
+        serve(mem, http=http, host=host, port=port)
+
+
+@cli.command()
+@click.pass_context
+def watch(ctx: click.Context) -> None:
+    """Keep the index fresh until interrupted: file watcher, interval and session syncs."""
+    import signal
+    import time as _time
+
+    def _term(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)  # a service manager's stop finishes the running sync cleanly
+    with _memory(ctx) as mem:
+        mem.start(watch=True)
+        click.echo(f"watching {mem.workspace} (Ctrl-C to stop)", err=True)
+        seen = 0
+        try:
+            while True:
+                _time.sleep(0.5)
+                bg = mem.status()["background"]
+                if bg.get("syncs", 0) != seen:
+                    seen = bg["syncs"]
+                    click.echo(f"synced ({seen} so far){'; error: ' + bg['lastError'] if bg.get('lastError') else ''}")
+        except KeyboardInterrupt:
+            click.echo("stopping", err=True)
 
 
 @cli.command()

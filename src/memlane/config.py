@@ -168,6 +168,11 @@ class ExperimentalSettings(_Model):
     session_memory: bool = False
 
 
+class SessionSourceSettings(_Model):
+    # Where the agent's transcripts (*.jsonl) are; default $MEMLANE_HOME/agents/{agentId}/sessions.
+    dir: str | None = None
+
+
 ProviderName = Literal["auto", "local", "openai", "gemini", "none"]
 
 
@@ -187,25 +192,58 @@ class MemorySearchSettings(_Model):
     query: QuerySettings = QuerySettings()
     cache: CacheSettings = CacheSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
+    sessions: SessionSourceSettings = SessionSourceSettings()
     prices: dict[str, Price] = Field(default_factory=dict)  # model -> price; merged over DEFAULT_PRICES
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model) or DEFAULT_PRICES.get(model)
+
+    def sessions_dir(self, agent_id: str) -> Path:
+        raw = self.sessions.dir or str(memlane_home() / "agents" / "{agentId}" / "sessions")
+        return Path(raw.replace("{agentId}", agent_id)).expanduser()
+
+    @property
+    def sessions_enabled(self) -> bool:
+        return "sessions" in self.sources and self.experimental.session_memory
 
     def store_path(self, agent_id: str) -> Path:
         raw = self.store.path or str(memlane_home() / "memory" / "{agentId}.sqlite")
         return Path(raw.replace("{agentId}", agent_id)).expanduser()
 
 
+WorkspaceAccess = Literal["rw", "ro", "none"]
+
+DEFAULT_FLUSH_SYSTEM_PROMPT = "Session nearing compaction. Store durable memories now."
+DEFAULT_FLUSH_PROMPT = (
+    "Write any lasting notes to memory/YYYY-MM-DD.md (use memory_write); reply with NO_REPLY if nothing to store."
+)
+
+
+class MemoryFlushSettings(_Model):
+    enabled: bool = True
+    soft_threshold_tokens: int = Field(4000, ge=0)
+    system_prompt: str = DEFAULT_FLUSH_SYSTEM_PROMPT
+    prompt: str = DEFAULT_FLUSH_PROMPT
+
+
+class CompactionSettings(_Model):
+    reserve_tokens_floor: int = Field(20_000, ge=0)
+    memory_flush: MemoryFlushSettings = MemoryFlushSettings()
+
+
 # -- the file's outer shape: only validated loosely here, memorySearch is validated after merging.
 class _AgentEntry(_Model):
     id: str
     workspace: str | None = None
+    workspace_access: WorkspaceAccess | None = None
+    compaction: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
 class _AgentDefaults(_Model):
     workspace: str | None = None
+    workspace_access: WorkspaceAccess = "rw"
+    compaction: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -237,6 +275,8 @@ class AgentConfig(BaseModel):
     agent_id: str
     workspace: Path | None
     memory_search: MemorySearchSettings
+    workspace_access: WorkspaceAccess = "rw"  # ro: reads only (no writes, no flush); none: tools disabled
+    compaction: CompactionSettings = CompactionSettings()
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
@@ -318,9 +358,17 @@ def resolve(
         raise ConfigError(f"invalid config: {_format_validation(exc, 'memorySearch')}") from None
 
     workspace = (entry.workspace if entry and entry.workspace else None) or parsed.agents.defaults.workspace
+    compaction_raw = _deep_merge(parsed.agents.defaults.compaction or {}, (entry.compaction if entry else None) or {})
+    try:
+        compaction = CompactionSettings.model_validate(compaction_raw)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {_format_validation(exc, 'compaction')}") from None
+    access = (entry.workspace_access if entry else None) or parsed.agents.defaults.workspace_access
     return AgentConfig(
         agent_id=agent,
         workspace=Path(workspace).expanduser() if workspace else None,
         memory_search=settings,
+        workspace_access=access,
+        compaction=compaction,
         providers=dict(parsed.models.providers),
     )

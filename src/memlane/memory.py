@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -12,11 +13,15 @@ from typing import Any
 import numpy as np
 
 from . import config as config_mod
+from .background import Background
 from .batching import BatchRun
 from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
 from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
+from .flush import STATE_FILE, FlushDecision, plan_flush
 from .search import SearchResponse, VectorIndex, rank
+from .sessions import PREFIX as SESSIONS_PREFIX
+from .sessions import list_sessions, read_session, sync_sessions
 from .store import FileState, SQLiteStore
 from .sync import (
     PlanHook,
@@ -29,6 +34,7 @@ from .sync import (
     sync_workspace,
 )
 from .workspace import read_lines, resolve_memory_path
+from .writer import write_note
 
 
 class Memory:
@@ -50,8 +56,11 @@ class Memory:
         # (generation, indexed fingerprint, file states): re-read only after a write
         self._indexed: tuple[tuple[int, int], str | None, dict[str, FileState]] | None = None
         self._lock = threading.RLock()
+        self._sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
         self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this Memory's syncs
         self._batch_polled = 0.0
+        self._background: Background | None = None
+        self._sessions_seen: dict[str, tuple[int, int]] = {}  # transcript -> (mtime, size) last handed to a sync
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -60,7 +69,41 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def start(self, watch: bool | None = None) -> Memory:
+        """Keep the index fresh in the background until :meth:`close`: a file watcher (``sync.watch``),
+        a periodic sync (``sync.intervalMinutes``) and, with ``sync.onSessionStart``, a sync now."""
+        self._require_enabled()
+        with self._lock:
+            if self._background is None or not self._background.running:
+                self._background = Background(self)
+                self._background.start(self.settings.sync.watch if watch is None else watch)
+        if self.settings.sync.on_session_start:
+            self.on_session_start()
+        return self
+
+    def on_session_start(self) -> None:
+        """An agent session began: refresh the index in the background (``sync.onSessionStart``)."""
+        if self.settings.sync.on_session_start:
+            self._refresh_in_background()
+
+    def _refresh_in_background(self) -> None:
+        with self._lock:
+            if self._background is None or not self._background.running:
+                self._background = Background(self)
+                self._background.start(watch=False)
+            self._background.request()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until background syncs are done (True), or ``timeout`` seconds pass (False)."""
+        bg = self._background
+        return True if bg is None else bg.wait_idle(timeout)
+
     def close(self) -> None:
+        """Stop background work (a running sync finishes first) and release the index and provider."""
+        bg = self._background
+        if bg is not None:
+            bg.stop()
+            self._background = None
         with self._lock:
             _close_provider(self._choice.provider if self._choice is not None else None)
             if self._store is not None:
@@ -91,14 +134,47 @@ class Memory:
 
     # -- operations
     def sync(
-        self, force: bool = False, progress: Progress | None = None, on_plan: PlanHook | None = None
+        self,
+        force: bool = False,
+        progress: Progress | None = None,
+        on_plan: PlanHook | None = None,
+        include_sessions: bool = True,
+        all_sessions: bool = False,
     ) -> SyncReport:
-        """Bring the index up to date with the memory files.
+        """Bring the index up to date with the memory files (and session transcripts, when enabled).
 
         If the provider fails and ``fallback`` names another, the index is rebuilt with that one (the
         switch is recorded in :meth:`status` and every search response); until that rebuild commits,
-        the previous index stays in place."""
+        the previous index stays in place. Transcripts below the ``sync.sessions`` delta thresholds
+        wait for more conversation unless ``all_sessions``."""
         self._require_enabled()
+        with self._sync_lock:
+            report = self._sync_memory(force, progress, on_plan)
+            if include_sessions:
+                self._sync_sessions(report, all_sessions or force)
+            return report
+
+    def _sync_sessions(self, report: SyncReport, everything: bool) -> None:
+        provider = self.choice.provider
+        try:
+            sync_sessions(
+                self.store,
+                provider,
+                self.sessions_dir,
+                effective_chunking(self.settings.chunking, provider),
+                self.settings.sync.sessions,
+                report,
+                everything=everything,
+                enabled=self.settings.sessions_enabled,
+            )
+        except ProviderError as exc:  # transcripts are a secondary source: the memory files are indexed
+            report.notes.append(f"session transcripts not indexed: {exc}")
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.settings.sessions_dir(self.agent_id)
+
+    def _sync_memory(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
         with self._lock:
             try:
                 report = self._sync_once(force, progress, on_plan)
@@ -150,6 +226,19 @@ class Memory:
             return True
         return self._batch_due()
 
+    def _sessions_changed(self) -> bool:
+        """A transcript changed since it was last handed to a sync (cheap: one stat per transcript)."""
+        if not self.settings.sessions_enabled:
+            return False
+        seen = {}
+        for rel, path in list_sessions(self.sessions_dir).items():
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                seen[rel] = (st.st_mtime_ns, st.st_size)
+        changed = seen != self._sessions_seen
+        self._sessions_seen = seen
+        return changed
+
     def _batch_due(self) -> bool:
         """Batch jobs of an earlier sync are uncollected and a poll interval has passed since the last look."""
         provider = self.choice.provider
@@ -170,12 +259,20 @@ class Memory:
         if n < 1:
             raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
         notes: list[str] = []
-        with self._lock:
-            if self.settings.sync.on_search and self.is_dirty():
-                report = self.sync()
-                notes.extend(report.notes)
-            elif "fingerprint" not in self.store.meta():
+        stale = False
+        if "fingerprint" not in self.store.meta():
+            if self.settings.sync.on_search:  # never built: the first search builds it (memory files only)
+                notes.extend(self.sync(include_sessions=False).notes)
+                if self.settings.sessions_enabled:
+                    self._refresh_in_background()
+            else:
                 notes.append("the index has not been built yet: run `memlane index`")
+        elif self.settings.sync.on_search and (self.is_dirty() or self._sessions_changed()):
+            # answer now from what is indexed; catch up in the background
+            self._refresh_in_background()
+            stale = True
+            notes.append("the index may be stale: files changed since the last sync; refreshing in the background")
+        with self._lock:
             choice = self.choice
             provider = choice.provider
             fallback = choice.fallback
@@ -198,6 +295,7 @@ class Memory:
             fallback=fallback,
             mode=mode,
             notes=notes,
+            stale=stale,
         )
 
     def _vector_index(self) -> VectorIndex:
@@ -231,11 +329,50 @@ class Memory:
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
         """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
         self._require_enabled()
+        if self.config.workspace_access == "none":
+            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
+        if isinstance(path, str) and path.startswith(SESSIONS_PREFIX):
+            if not self.settings.sessions_enabled:
+                raise PathError("session transcripts are not a memory source for this agent (sources, experimental)")
+            try:
+                return read_session(self.sessions_dir, path, from_line, lines)
+            except OSError as exc:
+                raise PathError(f"cannot read {path}: {exc.strerror}") from None
         target = resolve_memory_path(self.workspace, path)
         try:
             return read_lines(target, from_line, lines)
         except OSError as exc:
             raise PathError(f"cannot read {path}: {exc.strerror}") from None
+
+    def write(self, text: str, heading: str | None = None, long_term: bool = False) -> dict[str, Any]:
+        """Append a note to today's ``memory/YYYY-MM-DD.md`` (or ``MEMORY.md``), under ``heading`` if
+        given, and index it at once. Refused unless ``workspaceAccess`` is ``rw``."""
+        self._require_enabled()
+        access = self.config.workspace_access
+        if access != "rw":
+            raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
+        result = write_note(self.workspace, text, heading=heading, long_term=long_term)
+        payload: dict[str, Any] = {**result.to_dict(), "indexed": False}
+        try:
+            self.sync(include_sessions=False)
+            payload["indexed"] = True
+        except MemlaneError as exc:  # the note is on disk; a later sync indexes it
+            payload["note"] = f"written, not indexed yet: {exc}"
+        return payload
+
+    def memory_flush(
+        self, session_id: str, session_tokens: int, context_window: int, compaction_count: int = 0, record: bool = True
+    ) -> FlushDecision:
+        """Pre-compaction flush: whether to run the silent 'write your notes' turn now, and its prompts."""
+        return plan_flush(
+            self.config,
+            self.sessions_dir / STATE_FILE,
+            session_id,
+            session_tokens,
+            context_window,
+            compaction_count,
+            record,
+        )
 
     def status(self, deep: bool = False) -> dict[str, Any]:
         """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
@@ -266,6 +403,13 @@ class Memory:
                 "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
             },
             "batch": self._batch_status(provider),
+            "workspaceAccess": self.config.workspace_access,
+            "sessions": {
+                "enabled": self.settings.sessions_enabled,
+                "dir": str(self.sessions_dir),
+                "indexed": sum(1 for s in store.file_states().values() if s.source == "sessions"),
+            },
+            "background": self._background_status(),
             "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
             "chunking": {
                 "tokens": plan.tokens,
@@ -278,6 +422,18 @@ class Memory:
         if deep:
             info["probe"] = self._probe()
         return info
+
+    def _background_status(self) -> dict[str, Any]:
+        bg = self._background
+        if bg is None or not bg.running:
+            return {"running": False}
+        return {
+            "running": True,
+            "syncs": bg.syncs,
+            "events": bg.events,
+            "lastSync": bg.last_sync,
+            "lastError": bg.last_error,
+        }
 
     def _batch_status(self, provider: EmbeddingProvider | None) -> dict[str, Any]:
         if provider is None or not isinstance(provider, BatchProvider):

@@ -53,6 +53,7 @@ class SearchResponse:
     fallback: dict[str, str] | None
     mode: str  # "hybrid" | "keyword" | "vector"
     notes: list[str] = field(default_factory=list)
+    stale: bool = False  # answered from an index that is being refreshed in the background
 
     def to_dict(self) -> dict[str, object]:
         payload: dict[str, object] = {
@@ -61,6 +62,7 @@ class SearchResponse:
             "model": self.model,
             "fallback": self.fallback,
             "mode": self.mode,
+            "stale": self.stale,
         }
         if self.notes:
             payload["notes"] = list(self.notes)

@@ -298,6 +298,10 @@ class SQLiteStore:
     def replace_chunks(self, path: str, rows: Sequence[ChunkRow], model: str) -> None:
         """Make ``rows`` the chunks of ``path``; call inside :meth:`write`."""
         self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self.add_chunks(rows, model)
+
+    def add_chunks(self, rows: Sequence[ChunkRow], model: str) -> None:
+        """Add chunks, keeping those already there (a transcript's new tail); call inside :meth:`write`."""
         now = _now_ms()
         self._conn.executemany(
             "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "

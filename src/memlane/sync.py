@@ -65,6 +65,7 @@ class SyncReport:
     batch_pending: int = 0  # texts in batch jobs still running (collected by a later sync)
     tokens: int = 0  # estimated tokens of the texts to embed
     estimated_usd: float | None = None  # their estimated price (None: free or unknown)
+    sessions_indexed: int = 0  # transcripts that got new chunks
     full_reindex: bool = False
     reason: str = ""
     seconds: float = 0.0

@@ -21,6 +21,11 @@ GET_DESCRIPTION = (
     "Read a memory file (MEMORY.md, memory.md or memory/**/*.md, workspace-relative), "
     "optionally starting at line `from` (1-based) for `lines` lines."
 )
+WRITE_DESCRIPTION = (
+    "Write a durable note to memory: appended to today's memory/YYYY-MM-DD.md (or to MEMORY.md with "
+    "longTerm for curated facts and decisions), optionally under a heading. Use it when someone says "
+    "'remember this', or for decisions, preferences and facts worth keeping. Returns the path and lines."
+)
 
 PARAMETERS: dict[str, dict[str, Any]] = {
     "memory_search": {
@@ -50,8 +55,19 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["path"],
         "additionalProperties": False,
     },
+    "memory_write": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "The note, Markdown."},
+            "heading": {"type": "string", "description": "Put the note under this heading (created if missing)."},
+            "longTerm": {"type": "boolean", "description": "Write to MEMORY.md instead of today's daily file."},
+        },
+        "required": ["text"],
+        "additionalProperties": False,
+    },
 }
-DESCRIPTIONS = {"memory_search": SEARCH_DESCRIPTION, "memory_get": GET_DESCRIPTION}
+DESCRIPTIONS = {"memory_search": SEARCH_DESCRIPTION, "memory_get": GET_DESCRIPTION, "memory_write": WRITE_DESCRIPTION}
+READ_ONLY = {"memory_search": True, "memory_get": True, "memory_write": False}
 TOOL_NAMES = tuple(PARAMETERS)
 
 
@@ -92,6 +108,11 @@ def run_tool(memory: Memory, name: str, arguments: dict[str, Any] | str | None) 
         return {"error": "arguments must be a JSON object", "disabled": False}
     if not memory.settings.enabled:
         return {"error": f"memory search is disabled for agent {memory.agent_id!r}", "disabled": True}
+    if memory.config.workspace_access == "none":
+        return {
+            "error": f"memory tools are disabled for agent {memory.agent_id!r} (workspaceAccess: none)",
+            "disabled": True,
+        }
     if name not in PARAMETERS:
         return {"error": f"unknown tool {name!r}; available: {', '.join(TOOL_NAMES)}", "disabled": False}
     unknown = set(args) - set(PARAMETERS[name]["properties"])
@@ -107,6 +128,17 @@ def run_tool(memory: Memory, name: str, arguments: dict[str, Any] | str | None) 
                 raise MemlaneError(f"minScore must be a number, got {min_score!r}")
             resp = memory.search(query, max_results=_int_arg(args, "maxResults"), min_score=min_score)
             return resp.to_dict()
+        if name == "memory_write":
+            text, heading, long_term = args.get("text"), args.get("heading"), args.get("longTerm", False)
+            if not isinstance(text, str):
+                raise MemlaneError("text must be a string")
+            if heading is not None and not isinstance(heading, str):
+                raise MemlaneError("heading must be a string")
+            if not isinstance(long_term, bool):
+                raise MemlaneError("longTerm must be true or false")
+            if memory.config.workspace_access != "rw":
+                return {"error": "memory is read-only for this agent (workspaceAccess: ro)", "disabled": True}
+            return memory.write(text, heading=heading, long_term=long_term)
         path = args.get("path")
         if not isinstance(path, str):
             raise MemlaneError("path must be a string")

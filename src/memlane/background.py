@@ -1,0 +1,183 @@
+"""Background freshness for a long-lived Memory: a file watcher, an interval timer, one sync worker.
+
+The watcher uses the OS notification API through ``watchfiles`` (inotify on Linux: one watch per
+directory, not one descriptor per file). It watches the workspace root without recursion (for
+``MEMORY.md`` / ``memory.md``), ``memory/`` recursively, and the sessions directory when session
+memory is on. Events only mark the index dirty and push the worker's due time ``watchDebounceMs``
+into the future (``5 s`` for transcripts), so a burst of saves costs one sync.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import MemlaneError
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+log = logging.getLogger("memlane")
+SESSION_DEBOUNCE_S = 5.0
+_EDITOR_JUNK = (".swp", ".swx", ".swo", ".tmp", ".temp", "~", ".bak", ".orig", ".crdownload")
+
+
+def is_memory_event(workspace: Path, path: str) -> bool:
+    """Whether a changed path can matter to the index (Markdown memory files, no editor junk)."""
+    try:
+        rel = Path(path).relative_to(workspace)
+    except ValueError:
+        return False
+    parts = rel.parts
+    if not parts or any(p.startswith((".", "#")) for p in parts):
+        return False
+    name = parts[-1]
+    if name.endswith(_EDITOR_JUNK) or name == "4913":  # vim's write probe
+        return False
+    if len(parts) == 1:
+        return name in ("MEMORY.md", "memory.md", "memory")
+    return parts[0] == "memory" and (name.endswith(".md") or "." not in name)  # a .md file or a directory
+
+
+def _is_transcript(path: str) -> bool:
+    return path.endswith(".jsonl") and not Path(path).name.startswith(".")
+
+
+class Background:
+    """Owns the watcher threads, the interval timer and the sync worker of one Memory."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.settings = memory.settings.sync
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._due: float | None = None  # monotonic time of the next sync
+        self._threads: list[threading.Thread] = []
+        self._watching: set[Path] = set()
+        self.syncs = 0
+        self.events = 0
+        self.last_error: str | None = None
+        self.last_sync: float | None = None  # wall-clock time of the last finished sync
+        self._idle = threading.Event()
+        self._idle.set()
+
+    # -- life
+    def start(self, watch: bool) -> None:
+        self._spawn(self._work, "memlane-sync")
+        if watch:
+            ws = self.memory.workspace
+            self._watch(ws, recursive=False)
+            self._watch(ws / "memory", recursive=True)
+            if self.memory.settings.sessions_enabled:
+                sessions = self.memory.sessions_dir
+                sessions.mkdir(parents=True, exist_ok=True)
+                self._watch(sessions, recursive=False, debounce=SESSION_DEBOUNCE_S, filter_=_is_transcript)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop watching, let a running sync finish (up to ``timeout``), then stop the worker."""
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        self._threads.clear()
+
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    # -- requests
+    def request(self, delay: float = 0.0) -> None:
+        """Ask for a sync ``delay`` seconds from now (a later request pushes it further)."""
+        with self._lock:
+            self._due = time.monotonic() + delay
+            self._idle.clear()
+        self._wake.set()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no sync is due or running; False on timeout."""
+        return self._idle.wait(timeout)
+
+    # -- the worker
+    def _work(self) -> None:
+        interval = self.settings.interval_minutes * 60
+        next_interval = time.monotonic() + interval if interval else None
+        while not self._stop.is_set():
+            with self._lock:
+                due = self._due
+            now = time.monotonic()
+            waits = [t - now for t in (due, next_interval) if t is not None]
+            if not waits or min(waits) > 0:
+                self._wake.wait(min(waits) if waits else None)
+                self._wake.clear()
+                continue
+            if next_interval is not None and next_interval <= now:
+                next_interval = now + interval
+            with self._lock:
+                self._due = None
+            try:
+                self.memory.sync(include_sessions=True)
+                self.last_error = None
+            except MemlaneError as exc:
+                self.last_error = str(exc)
+                log.warning("memlane background sync failed: %s", exc)
+            except Exception as exc:  # the worker must survive whatever one sync hits
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.exception("memlane background sync crashed")
+            self.syncs += 1
+            self.last_sync = time.time()
+            with self._lock:
+                if self._due is None:
+                    self._idle.set()
+
+    # -- watching
+    def _watch(
+        self,
+        root: Path,
+        recursive: bool,
+        debounce: float | None = None,
+        filter_: Callable[[str], bool] | None = None,
+    ) -> None:
+        if root in self._watching:
+            return
+        self._watching.add(root)
+        delay = debounce if debounce is not None else self.settings.watch_debounce_ms / 1000
+        ws = self.memory.workspace
+        accept = filter_ or (lambda p: is_memory_event(ws, p))
+
+        def run() -> None:
+            from watchfiles import watch
+
+            while not self._stop.is_set():
+                if not root.is_dir():  # memory/ may not exist yet: the root watcher starts us when it appears
+                    self._stop.wait(1.0)
+                    continue
+                with contextlib.suppress(FileNotFoundError, RuntimeError):
+                    for changes in watch(
+                        root,
+                        watch_filter=lambda _c, p: accept(p),
+                        recursive=recursive,
+                        debounce=200,
+                        step=50,
+                        stop_event=self._stop,
+                        rust_timeout=500,
+                        yield_on_timeout=False,
+                        raise_interrupt=False,
+                        ignore_permission_denied=True,
+                    ):
+                        self.events += len(changes)
+                        self.request(delay)
+                self._stop.wait(0.2)  # the watched directory went away: look again shortly
+
+        self._spawn(run, f"memlane-watch-{root.name}")

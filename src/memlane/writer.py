@@ -1,0 +1,176 @@
+"""Writing memory: append a note to today's ``memory/YYYY-MM-DD.md`` or to ``MEMORY.md``.
+
+The only place memlane changes Markdown. Writers in any process take an exclusive ``flock`` on a
+lock file under ``$MEMLANE_HOME/locks`` (never in the workspace), so two memlane writers never
+interleave. A plain append uses ``O_APPEND`` (the kernel places it at the end, after whatever an
+editor saved). Inserting under an existing heading rewrites the file through a temporary file and
+``os.replace``, and only if the file is byte-for-byte what was read: if an editor saved meanwhile,
+the insert is redone on the new content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import memlane_home
+from .errors import MemlaneError, PathError
+
+MAX_NOTE_CHARS = 20_000
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    path: str  # workspace-relative
+    start_line: int
+    end_line: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line}
+
+
+@contextlib.contextmanager
+def _locked(target: Path) -> Iterator[None]:
+    locks = memlane_home() / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(str(target).encode()).hexdigest()[:24] + ".lock"
+    with open(locks / name, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _clean(text: str) -> str:
+    if not isinstance(text, str):
+        raise MemlaneError("text must be a string")
+    body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    if not body.strip():
+        raise MemlaneError("nothing to write: the text is empty")
+    if "\x00" in body:
+        raise MemlaneError("the text contains a NUL character")
+    if len(body) > MAX_NOTE_CHARS:
+        raise MemlaneError(f"the text is {len(body)} characters; at most {MAX_NOTE_CHARS} per write")
+    return body
+
+
+def target_path(workspace: Path, long_term: bool, today: dt.date | None = None) -> Path:
+    if long_term:
+        return workspace / "MEMORY.md"
+    day = today or dt.date.today()
+    return workspace / "memory" / f"{day.isoformat()}.md"
+
+
+def _check_target(workspace: Path, target: Path) -> None:
+    for part in (target.parent, target):
+        if part.is_symlink():
+            raise PathError(f"refusing to write through a symlink: {part.relative_to(workspace)}")
+    if target.exists() and not target.is_file():
+        raise PathError(f"not a regular file: {target.relative_to(workspace)}")
+
+
+def _separator(existing: bytes) -> bytes:
+    """Newlines that leave one blank line between what is there and the new paragraph."""
+    if not existing:
+        return b""
+    if existing.endswith(b"\n\n"):
+        return b""
+    return b"\n" if existing.endswith(b"\n") else b"\n\n"
+
+
+def _append(target: Path, body: str) -> tuple[int, int]:
+    data = body.encode() + b"\n"
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        with open(target, "rb") as reader:
+            existing = reader.read()
+        sep = _separator(existing)
+        os.write(fd, sep + data)
+    finally:
+        os.close(fd)
+    first = (existing + sep).count(b"\n") + 1
+    return first, first + body.count("\n")
+
+
+def _insert_under(text: str, heading: str, body: str) -> tuple[str, int]:
+    """New text with ``body`` at the end of the ``heading`` section (created if missing); its first line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    wanted = heading.strip().lstrip("#").strip().lower()
+    at, level = None, 0
+    for i, line in enumerate(lines):
+        m = _HEADING.match(line)
+        if m and m.group(2).strip().lower() == wanted:
+            at, level = i, len(m.group(1))
+            break
+    new = body.split("\n")
+    if at is None:
+        block = ([""] if lines else []) + [f"## {heading.strip().lstrip('#').strip()}", "", *new]
+        out = lines + block
+        return "\n".join(out) + "\n", len(lines) + len(block) - len(new) + 1
+    end = len(lines)
+    for j in range(at + 1, len(lines)):
+        m = _HEADING.match(lines[j])
+        if m and len(m.group(1)) <= level:
+            end = j
+            break
+    last = end
+    while last > at + 1 and not lines[last - 1].strip():
+        last -= 1
+    block = ["", *new]
+    tail = lines[end:]
+    out = lines[:last] + block + ([""] if tail else []) + tail
+    return "\n".join(out) + "\n", last + 2
+
+
+def write_note(
+    workspace: Path, text: str, heading: str | None = None, long_term: bool = False, today: dt.date | None = None
+) -> WriteResult:
+    """Append ``text`` to today's daily file (or MEMORY.md), optionally under ``heading``."""
+    body = _clean(text)
+    if heading is not None and (not heading.strip() or "\n" in heading):
+        raise MemlaneError("heading must be one non-empty line")
+    target = target_path(workspace, long_term, today)
+    rel = target.relative_to(workspace).as_posix()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(workspace, target)
+    with _locked(target):
+        if heading is None:
+            first, last = _append(target, body)
+            return WriteResult(rel, first, last)
+        for _ in range(10):
+            try:
+                before = target.read_bytes()
+            except FileNotFoundError:
+                before = b""
+            new_text, first = _insert_under(before.decode("utf-8", errors="surrogateescape"), heading, body)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(new_text.encode("utf-8", errors="surrogateescape"))
+                    out.flush()
+                    os.fsync(out.fileno())
+                with contextlib.suppress(FileNotFoundError):
+                    os.chmod(tmp, target.stat().st_mode & 0o777)
+                now = target.read_bytes() if target.exists() else b""
+                if now != before:  # an editor saved in between: redo on its content
+                    continue
+                os.replace(tmp, target)
+                tmp = ""
+                return WriteResult(rel, first, first + body.count("\n"))
+            finally:
+                if tmp:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(tmp)
+        raise MemlaneError(f"{rel} kept changing while writing; nothing was written, try again")
