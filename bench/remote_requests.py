@@ -16,9 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from vendor_server import VendorServer  # noqa: E402
-
-import memlane  # noqa: E402
+import memlane
+from vendor_server import VendorServer
 
 
 def workspace(root: Path, chunks: int) -> Path:

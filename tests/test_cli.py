@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from conftest import write
 from memlane.cli import cli
 
 
@@ -96,3 +97,13 @@ def test_real_entry_point_demo_and_piped_output(memlane_home: Path) -> None:
         check=False,
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "absolute" in bad.stderr
+
+
+def test_cli_search_sees_a_file_changed_since_the_last_index(tmp_path: Path) -> None:
+    write(tmp_path, "MEMORY.md", "# Facts\n\nThe database is PostgreSQL 16.\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["-w", str(tmp_path), "index"]).exit_code == 0
+    write(tmp_path, "memory/2026-02-02.md", "The heron nests by the lake.\n")
+    out = runner.invoke(cli, ["-w", str(tmp_path), "search", "heron", "--json"])
+    payload = json.loads(out.output)
+    assert payload["stale"] is False and payload["results"][0]["path"] == "memory/2026-02-02.md"

@@ -3,8 +3,8 @@
 The watcher uses the OS notification API through ``watchfiles`` (inotify on Linux: one watch per
 directory, not one descriptor per file). It watches the workspace root without recursion (for
 ``MEMORY.md`` / ``memory.md``), ``memory/`` recursively, and the sessions directory when session
-memory is on. Events only mark the index dirty and push the worker's due time ``watchDebounceMs``
-into the future (``5 s`` for transcripts), so a burst of saves costs one sync.
+memory is on. An event schedules a sync ``watchDebounceMs`` later (``5 s`` for transcripts) unless
+one is already scheduled, so a burst of saves costs one sync.
 """
 
 from __future__ import annotations
@@ -99,9 +99,12 @@ class Background:
 
     # -- requests
     def request(self, delay: float = 0.0) -> None:
-        """Ask for a sync ``delay`` seconds from now (a later request pushes it further)."""
+        """Ask for a sync within ``delay`` seconds. A pending earlier time stands: a burst of saves is
+        one sync ``delay`` after its first event, and a steady stream of saves cannot postpone syncs
+        forever."""
         with self._lock:
-            self._due = time.monotonic() + delay
+            when = time.monotonic() + delay
+            self._due = when if self._due is None else min(self._due, when)
             self._idle.clear()
         self._wake.set()
 

@@ -169,9 +169,9 @@ def _print_response(resp: SearchResponse, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the tool payload as JSON.")
 @click.pass_context
 def search(ctx: click.Context, query: str, max_results: int | None, min_score: float | None, as_json: bool) -> None:
-    """Search memory for QUERY."""
+    """Search memory for QUERY (syncing the memory files first if they changed)."""
     with _memory(ctx) as mem:
-        _print_response(mem.search(query, max_results=max_results, min_score=min_score), as_json)
+        _print_response(mem.search(query, max_results=max_results, min_score=min_score, fresh=True), as_json)
 
 
 @cli.command()

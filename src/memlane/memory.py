@@ -248,8 +248,12 @@ class Memory:
             return False
         return bool(self.store.batch_jobs(embedding_key(provider)))
 
-    def search(self, query: str, max_results: int | None = None, min_score: float | None = None) -> SearchResponse:
-        """Hybrid search over the memory files; syncs first when the index is behind."""
+    def search(
+        self, query: str, max_results: int | None = None, min_score: float | None = None, fresh: bool = False
+    ) -> SearchResponse:
+        """Hybrid search. With ``sync.onSearch``, an index never built is built first; one that is behind
+        answers at once (``stale``) and refreshes in the background, or, with ``fresh``, syncs the
+        memory files first (what a one-shot command wants: it would wait for the refresh anyway)."""
         self._require_enabled()
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
@@ -267,6 +271,8 @@ class Memory:
                     self._refresh_in_background()
             else:
                 notes.append("the index has not been built yet: run `memlane index`")
+        elif fresh and self.settings.sync.on_search and self.is_dirty():
+            notes.extend(self.sync(include_sessions=False).notes)
         elif self.settings.sync.on_search and (self.is_dirty() or self._sessions_changed()):
             # answer now from what is indexed; catch up in the background
             self._refresh_in_background()

@@ -1,0 +1,5 @@
+"""``python -m memlane`` runs the CLI."""
+
+from .cli import main
+
+main()

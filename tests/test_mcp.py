@@ -1,0 +1,99 @@
+"""`memlane mcp` end to end with the official MCP Python SDK's client: stdio subprocess and HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from conftest import write
+
+
+def _args(workspace: Path) -> list[str]:
+    return ["-m", "memlane", "--workspace", str(workspace), "mcp"]
+
+
+async def _exercise(client: Client, workspace: Path) -> dict[str, Any]:
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {"memory_search", "memory_get", "memory_write"}
+    assert tools["memory_search"].annotations.read_only_hint is True
+    assert tools["memory_get"].annotations.read_only_hint is True
+    assert tools["memory_write"].annotations.read_only_hint is False
+    assert "from" in tools["memory_get"].input_schema["properties"]
+
+    found = await client.call_tool("memory_search", {"query": "PostgreSQL", "maxResults": 2})
+    assert not found.is_error
+    hit = found.structured_content["results"][0]  # type: ignore[index]
+    assert hit["path"] == "MEMORY.md"
+    got = await client.call_tool("memory_get", {"path": "MEMORY.md", "from": hit["startLine"], "lines": 3})
+    assert "PostgreSQL" in got.structured_content["text"]  # type: ignore[index]
+    wrote = await client.call_tool("memory_write", {"text": "The MCP pelican note.", "heading": "MCP"})
+    assert not wrote.is_error and wrote.structured_content["indexed"] is True  # type: ignore[index]
+    again = await client.call_tool("memory_search", {"query": "pelican"})
+    assert again.structured_content["results"][0]["path"] == wrote.structured_content["path"]  # type: ignore[index]
+    bad = await client.call_tool("memory_get", {"path": "../../etc/passwd"})
+    assert bad.is_error and "'..'" in json.dumps([c.model_dump() for c in bad.content])
+    return {"written": wrote.structured_content}
+
+
+def test_stdio_server(workspace: Path) -> None:
+    write(workspace, "MEMORY.md", "# Facts\n\nThe database is PostgreSQL 16.\n")
+    params = StdioServerParameters(command=sys.executable, args=_args(workspace), env=dict(os.environ))
+
+    async def main() -> dict[str, Any]:
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await _exercise(client, workspace)
+
+    out = asyncio.run(main())
+    assert "The MCP pelican note." in (workspace / out["written"]["path"]).read_text()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_streamable_http_server(workspace: Path) -> None:
+    write(workspace, "MEMORY.md", "# Facts\n\nThe database is PostgreSQL 16.\n")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, *_args(workspace), "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+
+        async def main() -> dict[str, Any]:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60) as client:
+                return await _exercise(client, workspace)
+
+        asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_http_refuses_a_non_loopback_host(workspace: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, *_args(workspace), "--http", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1 and "loopback only" in result.stderr
