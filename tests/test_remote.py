@@ -461,3 +461,28 @@ def test_index_prints_the_estimated_cost_before_a_paid_run(tmp_path: Path, serve
     with memlane.open(ws, config=cfg) as mem:
         tokens = sum(mem.choice.provider.count_tokens(list(chunk_texts(mem))))  # type: ignore[union-attr]
     assert dollars == pytest.approx(tokens / 1e6 * 1000.0, rel=0.01)
+
+
+def test_a_sync_killed_while_waiting_for_a_batch_resumes_it(tmp_path: Path, server: VendorServer) -> None:
+    import subprocess
+    import sys
+
+    server.state.polls_to_finish = 10**9  # the job runs until the client is gone
+    ws = many_notes(tmp_path / "ws", 10)
+    cfg_path = tmp_path / "cfg.json"
+    cfg_path.write_text(json.dumps(batch_config(server, pollIntervalMs=50)))
+    proc = subprocess.Popen([sys.executable, "-m", "memlane", "-w", str(ws), "-c", str(cfg_path), "index"])
+    try:
+        until = time.monotonic() + 60
+        while server.state.count("batches.retrieve") < 2:
+            assert time.monotonic() < until and proc.poll() is None
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait(30)
+    server.state.polls_to_finish = 0  # the batch finished while nobody was polling
+    with memlane.open(ws, config=json.loads(cfg_path.read_text())) as mem:
+        report = mem.sync()
+        assert report.batch_embedded == 10 and report.embedded == 10
+        assert mem.search("subject2").results[0].path == "memory/2026-02-03.md"
+    assert server.state.count("batches.create") == 1 and server.state.texts_sent("embeddings") == ["subject2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,21 @@ def test_memory_write_tool_and_remember_command(workspace: Path, fake: FakeEmbed
     assert result.exit_code == 0, result.output
     assert result.output.startswith("MEMORY.md:")
     assert "Rosa prefers tea" in (workspace / "MEMORY.md").read_text()
+
+
+def test_an_editor_save_during_a_heading_insert_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = write(tmp_path, "MEMORY.md", "# Facts\n\n## People\n\n- Ana.\n")
+    real_fsync = os.fsync
+    saved = []
+
+    def editor_saves_meanwhile(fd: int) -> None:
+        real_fsync(fd)
+        if not saved:  # between memlane's read and its rename, an editor writes the file
+            saved.append(True)
+            target.write_text("# Facts\n\n## People\n\n- Ana.\n- Carla (typed in the editor).\n")
+
+    monkeypatch.setattr(os, "fsync", editor_saves_meanwhile)
+    write_note(tmp_path, "- Bo.", heading="People", long_term=True)
+    text = target.read_text()
+    assert "- Carla (typed in the editor)." in text and "- Bo." in text
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".memlane-")]  # no temp file left
