@@ -46,15 +46,11 @@ class GeminiEmbedder(RemoteEmbedder):
         dimensions: int | None = None,
         query_timeout: float = 60.0,
     ) -> None:
-        self.dimensions = dimensions
         self.model_path = model if model.startswith("models/") else f"models/{model}"
         name = self.model_path.removeprefix("models/")
         super().__init__(
-            client, name, dimensions or KNOWN_DIMS.get(name), MAX_INPUT_TOKENS.get(name, 2048), query_timeout
+            client, name, dimensions, KNOWN_DIMS.get(name), MAX_INPUT_TOKENS.get(name, 2048), query_timeout
         )
-
-    def _dims_option(self) -> int | None:
-        return self.dimensions
 
     def _request_body(self, text: str, task: Literal["query", "document"]) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -49,11 +49,7 @@ class OpenAIEmbedder(RemoteEmbedder):
     ) -> None:
         if dimensions is not None and not model.startswith(SHORTENABLE) and model in KNOWN_DIMS:
             raise ProviderError(f"openai model {model!r} does not take remote.dimensions")
-        self.dimensions = dimensions
-        super().__init__(client, model, dimensions or KNOWN_DIMS.get(model), 8191, query_timeout)
-
-    def _dims_option(self) -> int | None:
-        return self.dimensions
+        super().__init__(client, model, dimensions, KNOWN_DIMS.get(model), 8191, query_timeout)
 
     def _body(self, inputs: str | list[str]) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "input": inputs, "encoding_format": "float"}

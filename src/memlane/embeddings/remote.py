@@ -90,12 +90,21 @@ class RemoteEmbedder:
     max_inputs_per_request = 100
     max_tokens_per_request = 100_000
 
-    def __init__(self, client: HttpClient, model: str, dims: int | None, max_tokens: int, query_timeout: float) -> None:
+    def __init__(
+        self,
+        client: HttpClient,
+        model: str,
+        dimensions: int | None,
+        known_dims: int | None,
+        max_tokens: int,
+        query_timeout: float,
+    ) -> None:
         self.client = client
         self.model = model
+        self.dimensions = dimensions  # the output size asked of the vendor; None: the model's own
         self.max_tokens = max_tokens
         self.query_timeout = query_timeout
-        self._dims = dims
+        self._dims = dimensions or known_dims
         self._lock = threading.Lock()
         self._queries: dict[str, Vectors] = {}
 
@@ -109,10 +118,7 @@ class RemoteEmbedder:
         return self._dims
 
     def fingerprint(self) -> str:
-        return self.client.endpoint.fingerprint(self.provider_id, self.model, self._dims_option())
-
-    def _dims_option(self) -> int | None:
-        return None
+        return self.client.endpoint.fingerprint(self.provider_id, self.model, self.dimensions)
 
     # -- tokens
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
