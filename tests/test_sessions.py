@@ -119,3 +119,18 @@ def test_search_does_not_wait_for_session_indexing(
         assert first.results
         assert mem.wait_idle(30)  # transcripts were indexed in the background
         assert any(r.source == "sessions" for r in mem.search("Lisbon budget", min_score=0).results)
+
+
+def test_a_growing_transcript_does_not_make_searches_stale(
+    tmp_path: Path, workspace: Path, transcript: Path, fake: FakeEmbedder
+) -> None:
+    with memlane.open(workspace, config=session_cfg(tmp_path), provider=fake) as mem:
+        mem.sync()
+        with transcript.open("a") as fh:
+            fh.write(msg("user", "one more message"))
+        resp = mem.search("PostgreSQL")
+        assert not resp.stale and resp.results
+        assert mem.wait_idle(30)  # a background pass looked at it; below the delta nothing is indexed yet
+        assert mem.status()["background"]["syncs"] == 1
+        indexed = [t for (t,) in mem.store._conn.execute("SELECT text FROM chunks WHERE source='sessions'")]
+        assert not any("one more message" in t for t in indexed)

@@ -273,11 +273,14 @@ class Memory:
                 notes.append("the index has not been built yet: run `memlane index`")
         elif fresh and self.settings.sync.on_search and self.is_dirty():
             notes.extend(self.sync(include_sessions=False).notes)
-        elif self.settings.sync.on_search and (self.is_dirty() or self._sessions_changed()):
+        elif self.settings.sync.on_search and self.is_dirty():
             # answer now from what is indexed; catch up in the background
             self._refresh_in_background()
             stale = True
             notes.append("the index may be stale: files changed since the last sync; refreshing in the background")
+        elif self.settings.sync.on_search and self._sessions_changed():
+            # transcripts grow with every message and are indexed in deltas: refresh, but not "stale"
+            self._refresh_in_background()
         with self._lock:
             choice = self.choice
             provider = choice.provider

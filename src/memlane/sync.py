@@ -288,8 +288,9 @@ def _embed_missing(
                 progress(done, len(missing))
 
         missing = run_batches(store, provider, key, {h: texts_by_hash[h] for h in missing}, batch, report, advance)
-    for i in range(0, len(missing), EMBED_BATCH):
-        part = missing[i : i + EMBED_BATCH]
+    step = getattr(provider, "sync_batch", EMBED_BATCH)
+    for i in range(0, len(missing), step):
+        part = missing[i : i + step]
         vectors = provider.embed_batch([texts_by_hash[h] for h in part])
         _check_vectors(vectors, len(part), provider)
         with store.write(changes_index=False):  # the cache only: readers' view of the index is unchanged

@@ -36,6 +36,7 @@ _STATES: dict[str, BatchState] = {
 class GeminiEmbedder(RemoteEmbedder):
     provider_id = "gemini"
     max_inputs_per_request = 100  # batchEmbedContents' limit
+    sync_batch = 300  # a multiple of the limit: no short requests in the middle of a sync
     max_tokens_per_request = 200_000
     batch_max_requests = 2_000  # inlined requests per async job (keeps the body far below 20 MB)
 

@@ -89,6 +89,9 @@ class RemoteEmbedder:
     provider_id = "remote"
     max_inputs_per_request = 100
     max_tokens_per_request = 100_000
+    # Texts per embed_batch call from a sync (and per cache commit): fewer, larger requests than the
+    # local model's 64, which matters against rate limits; a killed sync loses at most this many.
+    sync_batch = 256
 
     def __init__(
         self,
