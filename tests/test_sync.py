@@ -222,3 +222,32 @@ def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeE
         np.testing.assert_array_equal(after_reset.seqs, full_seqs)
         np.testing.assert_array_equal(after_reset.matrix, full_matrix)
         assert reader.search("observatory March", min_score=0).results[0].path == "memory/2026-03-01.md"
+
+
+def test_search_answers_while_a_write_transaction_is_open(workspace: Path, fake: FakeEmbedder) -> None:
+    import threading
+
+    with memlane.open(workspace, provider=fake) as mem:
+        mem.sync()
+        holding, release = threading.Event(), threading.Event()
+
+        def writer() -> None:  # a background sync's long swap, held open
+            with mem.store.write():
+                mem.store.delete_file("MEMORY.md")
+                holding.set()
+                release.wait(30)
+
+        w = threading.Thread(target=writer)
+        w.start()
+        assert holding.wait(10)
+        answers: list[object] = []
+        reader = threading.Thread(target=lambda: answers.append(mem.search("PostgreSQL")))
+        reader.start()
+        reader.join(10)
+        done_while_held = not reader.is_alive()
+        release.set()
+        w.join(10)
+        reader.join(10)
+        assert done_while_held, "search waited for the write transaction"
+        resp = answers[0]
+        assert resp.results[0].path == "MEMORY.md"  # type: ignore[attr-defined]  # the committed index

@@ -150,7 +150,9 @@ class SQLiteStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the writer connection
+        self._rlock = threading.Lock()  # the reader connection
+        self._read: sqlite3.Connection | None = None
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -206,8 +208,23 @@ class SQLiteStore:
         self.recovered = f"the index at {self.path} could not be used ({reason}); it was moved aside and rebuilt"
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._rlock:
             self._conn.close()
+            if self._read is not None:
+                self._read.close()
+                self._read = None
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """A second connection for reads. In WAL mode it sees the last committed index while a write
+        transaction (a background sync's swap) is open on the writer, so searches never wait for one."""
+        with self._rlock:
+            if self._read is None:
+                self._read = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+                )
+                self._read.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            yield self._read
 
     # -- transactions
     @contextlib.contextmanager
@@ -241,19 +258,19 @@ class SQLiteStore:
             self._set_meta(key, value)
 
     def meta(self) -> dict[str, str]:
-        with self._lock:
-            return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        with self._reading() as conn:
+            return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
     def generation(self) -> tuple[int, int]:
         """(epoch, generation): generation moves with every write, epoch with every full reset."""
-        with self._lock:
-            rows = dict(self._conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
+        with self._reading() as conn:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
         return int(rows.get("epoch", 0)), int(rows.get("generation", 0))
 
     def live_seqs(self) -> npt.NDArray[np.int64]:
         """Every chunk's seq, ascending."""
-        with self._lock:
-            rows = self._conn.execute("SELECT seq FROM chunks INDEXED BY idx_chunks_path").fetchall()
+        with self._reading() as conn:
+            rows = conn.execute("SELECT seq FROM chunks INDEXED BY idx_chunks_path").fetchall()
         seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         seqs.sort()
         return seqs
@@ -265,10 +282,10 @@ class SQLiteStore:
         found_seqs: list[int] = []
         blobs: list[bytes] = []
         ids = [int(x) for x in seqs]
-        with self._lock:
+        with self._reading() as conn:
             for i in range(0, len(ids), 500):
                 part = ids[i : i + 500]
-                rows = self._conn.execute(
+                rows = conn.execute(
                     "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e ON e.hash = c.hash "
                     "AND e.provider=? AND e.model=? AND e.provider_key=? "
                     f"WHERE c.seq IN ({','.join('?' * len(part))}) ORDER BY c.seq",
@@ -282,8 +299,8 @@ class SQLiteStore:
 
     # -- files and chunks
     def file_states(self) -> dict[str, FileState]:
-        with self._lock:
-            rows = self._conn.execute("SELECT path, hash, mtime, size, source FROM files").fetchall()
+        with self._reading() as conn:
+            rows = conn.execute("SELECT path, hash, mtime, size, source FROM files").fetchall()
         return {p: FileState(h, m, s, src) for p, h, m, s, src in rows}
 
     def set_file_state(self, path: str, state: FileState) -> None:
@@ -338,10 +355,10 @@ class SQLiteStore:
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
         found: dict[int, StoredChunk] = {}
-        with self._lock:
+        with self._reading() as conn:
             for i in range(0, len(ids), 500):  # stay far below SQLite's limit on bound variables
                 part = ids[i : i + 500]
-                rows = self._conn.execute(
+                rows = conn.execute(
                     "SELECT seq, id, path, source, start_line, end_line, text FROM chunks "
                     f"WHERE seq IN ({','.join('?' * len(part))})",
                     part,
@@ -351,14 +368,14 @@ class SQLiteStore:
 
     def last_line(self, path: str) -> int:
         """The last line of ``path`` that a chunk covers (0 if none)."""
-        with self._lock:
-            row = self._conn.execute("SELECT max(end_line) FROM chunks WHERE path = ?", (path,)).fetchone()
+        with self._reading() as conn:
+            row = conn.execute("SELECT max(end_line) FROM chunks WHERE path = ?", (path,)).fetchone()
         return int(row[0] or 0)
 
     def lines_of(self, path: str, start: int, end: int) -> list[str]:
         """Lines ``start..end`` of an indexed file, rebuilt from its chunks ('' where none covers a line)."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._reading() as conn:
+            rows = conn.execute(
                 "SELECT start_line, end_line, text FROM chunks WHERE path = ? AND end_line >= ? AND start_line <= ? "
                 "ORDER BY start_line, seq",
                 (path, start, end),
@@ -380,9 +397,9 @@ class SQLiteStore:
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
         """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression."""
         sql = "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
-        with self._lock:
+        with self._reading() as conn:
             try:
-                rows = self._conn.execute(sql, (match, limit)).fetchall()
+                rows = conn.execute(sql, (match, limit)).fetchall()
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
         return [(int(seq), float(score)) for seq, score in rows]
@@ -392,10 +409,10 @@ class SQLiteStore:
         """Which of ``hashes`` already have a vector for ``key`` (the vectors themselves are not read)."""
         found: set[str] = set()
         unique = list(dict.fromkeys(hashes))
-        with self._lock:
+        with self._reading() as conn:
             for i in range(0, len(unique), 500):
                 part = unique[i : i + 500]
-                rows = self._conn.execute(
+                rows = conn.execute(
                     "SELECT hash FROM embedding_cache WHERE provider=? AND model=? AND provider_key=? "
                     f"AND hash IN ({','.join('?' * len(part))})",
                     (key.provider, key.model, key.provider_key, *part),
@@ -429,11 +446,11 @@ class SQLiteStore:
         Rows are streamed into a preallocated matrix: holding them all as Python bytes first would
         double the peak memory (170 MB more at 100k chunks).
         """
-        with self._lock:
-            total = self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        with self._reading() as conn:
+            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
             seqs = np.empty(total, dtype=np.int64)
             matrix = np.empty((total, dims), dtype=np.float32)
-            cursor = self._conn.execute(
+            cursor = conn.execute(
                 "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e "
                 "ON e.hash = c.hash AND e.provider=? AND e.model=? AND e.provider_key=? ORDER BY c.seq",
                 (key.provider, key.model, key.provider_key),
@@ -485,8 +502,8 @@ class SQLiteStore:
 
     def batch_jobs(self, key: EmbeddingKey) -> dict[str, list[str]]:
         """Uncollected jobs of ``key``: job id -> text hashes, oldest first."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._reading() as conn:
+            rows = conn.execute(
                 "SELECT job_id, hashes FROM batch_jobs WHERE provider=? AND model=? AND provider_key=? "
                 "ORDER BY created_at",
                 (key.provider, key.model, key.provider_key),
@@ -506,8 +523,8 @@ class SQLiteStore:
 
     # -- status
     def counts(self) -> dict[str, int]:
-        with self._lock:
-            c = self._conn
+        with self._reading() as conn:
+            c = conn
             return {
                 "files": c.execute("SELECT count(*) FROM files").fetchone()[0],
                 "chunks": c.execute("SELECT count(*) FROM chunks").fetchone()[0],
