@@ -132,3 +132,13 @@ def test_an_editor_save_during_a_heading_insert_is_kept(tmp_path: Path, monkeypa
     text = target.read_text()
     assert "- Carla (typed in the editor)." in text and "- Bo." in text
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".memlane-")]  # no temp file left
+
+
+def test_a_write_during_a_running_sync_does_not_wait_for_it(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake) as mem:
+        mem.sync()
+        with mem._sync_lock:  # as if a long reindex were running
+            out = mem.write("Written while a reindex runs.")
+        assert out["indexed"] is False and "background" in out["note"]
+        assert mem.wait_idle(30)
+        assert mem.search("reindex runs").results[0].path == out["path"]

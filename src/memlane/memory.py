@@ -149,10 +149,20 @@ class Memory:
         wait for more conversation unless ``all_sessions``."""
         self._require_enabled()
         with self._sync_lock:
-            report = self._sync_memory(force, progress, on_plan)
-            if include_sessions:
-                self._sync_sessions(report, all_sessions or force)
-            return report
+            return self._sync_locked(force, progress, on_plan, include_sessions, all_sessions)
+
+    def _sync_locked(
+        self,
+        force: bool = False,
+        progress: Progress | None = None,
+        on_plan: PlanHook | None = None,
+        include_sessions: bool = True,
+        all_sessions: bool = False,
+    ) -> SyncReport:
+        report = self._sync_memory(force, progress, on_plan)
+        if include_sessions:
+            self._sync_sessions(report, all_sessions or force)
+        return report
 
     def _sync_sessions(self, report: SyncReport, everything: bool) -> None:
         provider = self.choice.provider
@@ -362,11 +372,18 @@ class Memory:
             raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
         result = write_note(self.workspace, text, heading=heading, long_term=long_term)
         payload: dict[str, Any] = {**result.to_dict(), "indexed": False}
+        # Index it now, unless another sync (a long reindex) is running: then do not make the caller wait.
+        if not self._sync_lock.acquire(blocking=False):
+            self._refresh_in_background()
+            payload["note"] = "written; another sync is running, it is indexed in the background"
+            return payload
         try:
-            self.sync(include_sessions=False)
+            self._sync_locked(include_sessions=False)
             payload["indexed"] = True
         except MemlaneError as exc:  # the note is on disk; a later sync indexes it
             payload["note"] = f"written, not indexed yet: {exc}"
+        finally:
+            self._sync_lock.release()
         return payload
 
     def memory_flush(
