@@ -271,6 +271,14 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
     click.echo(f"keywords   FTS5 {info['fts']['tokenizer']}, CJK {info['fts']['cjk']}")
     click.echo(f"chunking   {info['chunking']['tokens']} tokens, {info['chunking']['overlap']} overlap")
     click.echo(f"cache      {info['cacheEntries']} entries (max {info['cache']['maxEntries']})")
+    batch = info["batch"]
+    if batch.get("available"):
+        state = "on" if batch["active"] else f"off ({batch['disabled'] or 'remote.batch.enabled = false'})"
+        click.echo(f"batch API  {state}; {len(batch['pendingJobs'])} jobs pending ({batch['pendingTexts']} texts)")
+    sessions = info["sessions"]
+    if sessions["enabled"]:
+        click.echo(f"sessions   {sessions['indexed']} transcripts indexed from {sessions['dir']}")
+    click.echo(f"access     workspaceAccess {info['workspaceAccess']}")
     if "probe" in info:
         probe = info["probe"]
         click.echo(f"probe      {'ok, ' + str(probe['ms']) + ' ms' if probe['ok'] else 'FAILED: ' + probe['error']}")
