@@ -79,3 +79,17 @@ def test_bad_model_path_falls_back_to_keyword_search(tmp_path: Path, workspace: 
         resp = mem.search("Kubernetes")
         assert resp.mode == "keyword" and resp.fallback and "not a directory" in resp.fallback["reason"]
         assert resp.results[0].path == "memory/2026-01-05.md"
+
+
+def test_agents_share_one_loaded_model_and_closed_embedders_are_freed(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    with memlane.open(tmp_path, agent="a", provider="local") as a, memlane.open(tmp_path, agent="b") as b:
+        assert a.choice.provider is b.choice.provider  # one ONNX session for every agent of the process
+    own = LocalEmbedder()
+    own.embed_query("a question")
+    ref = weakref.ref(own)
+    del own
+    gc.collect()
+    assert ref() is None  # nothing (such as a query cache) keeps a dropped embedder and its session alive

@@ -65,9 +65,9 @@ def _endpoint(name: str, cfg: AgentConfig, primary: bool) -> Endpoint | None:
 def _make(name: str, cfg: AgentConfig, primary: bool = True) -> EmbeddingProvider:
     settings = cfg.memory_search
     if name == "local":
-        from .local import LocalEmbedder
+        from .local import shared_local
 
-        return LocalEmbedder(settings.local.model_path)
+        return shared_local(settings.local.model_path)
     if name in ("openai", "gemini"):
         endpoint = _endpoint(name, cfg, primary)
         if endpoint is None:

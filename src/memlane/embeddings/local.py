@@ -30,6 +30,7 @@ BUNDLED_MAX_TOKENS = 256  # the model's max_seq_length: longer inputs would be t
 _BUNDLED_TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 # Sorting by length and batching a few texts keeps padding low: 8 measured best (docs/DESIGN.md).
 BATCH_SIZE = 8
+QUERY_CACHE = 256  # query vectors kept per embedder
 
 
 def _bundled_onnx() -> Path:
@@ -106,6 +107,7 @@ class LocalEmbedder:
         self._session: Any = None
         self._inputs: set[str] = set()
         self._lock = threading.Lock()
+        self._queries: dict[str, Vectors] = {}
         self.dims = 384 if model_path is None else self._probe_dims()
 
     # -- identity
@@ -169,10 +171,22 @@ class LocalEmbedder:
         return result
 
     def embed_query(self, text: str) -> Vectors:
-        return self._cached_query(text)
-
-    @lru_cache(maxsize=256)  # noqa: B019 - one embedder lives as long as its Memory
-    def _cached_query(self, text: str) -> Vectors:
+        # A per-instance cache: a class-level lru_cache keyed on ``self`` kept every embedder (and its
+        # ~100 MB ONNX session) alive after its Memory was closed.
+        with self._lock:
+            hit = self._queries.get(text)
+        if hit is not None:
+            return hit
         vec: Vectors = self._run([text])[0]
         vec.setflags(write=False)
+        with self._lock:
+            if len(self._queries) >= QUERY_CACHE:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = vec
         return vec
+
+
+@lru_cache(maxsize=4)
+def shared_local(model_path: str | None) -> LocalEmbedder:
+    """One loaded model per model directory per process: every Memory (agent) using it shares it."""
+    return LocalEmbedder(model_path)
