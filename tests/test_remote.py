@@ -486,3 +486,33 @@ def test_a_sync_killed_while_waiting_for_a_batch_resumes_it(tmp_path: Path, serv
         assert report.batch_embedded == 10 and report.embedded == 10
         assert mem.search("subject2").results[0].path == "memory/2026-02-03.md"
     assert server.state.count("batches.create") == 1 and server.state.texts_sent("embeddings") == ["subject2"]
+
+
+def test_the_fingerprint_follows_endpoint_model_and_public_headers_not_the_key(
+    tmp_path: Path, server: VendorServer
+) -> None:
+    def fp(**remote: Any) -> str:
+        cfg = openai_config(server)
+        cfg["agents"]["defaults"]["memorySearch"]["remote"].update(remote)
+        with memlane.open(tmp_path, config=cfg) as mem:
+            return mem.choice.provider.fingerprint()  # type: ignore[union-attr]
+
+    base = fp()
+    assert fp(apiKey="sk-another-key") == base
+    assert fp(headers={"Authorization": "Bearer x", "X-Api-Key": "y"}) == base  # secrets are not hashed
+    assert fp(headers={"X-Custom": "tenant-2"}) != base
+    assert fp(baseUrl=f"{server.url}/v2") != base
+    assert fp(dimensions=32) != base
+
+
+def test_gemini_retries_429_and_splits_by_tokens(tmp_path: Path, server: VendorServer) -> None:
+    server.state.faults.append(Fault("batchEmbedContents", status=429, headers={"Retry-After": "0"}))
+    with memlane.open(notes_workspace(tmp_path), config=gemini_config(server)) as mem:
+        assert mem.sync().embedded > 0
+        provider = mem.choice.provider
+        assert provider is not None and provider.client.stats.retries == 1  # type: ignore[attr-defined]
+        provider.max_tokens_per_request = 40  # type: ignore[attr-defined]
+        before = server.state.count("batchEmbedContents")
+        provider.embed_batch(["one two three four five six seven eight nine ten"] * 6)
+    # ~10 tokens each x 1.25 margin: three texts per request under a 40-token budget
+    assert server.state.count("batchEmbedContents") - before == 2
