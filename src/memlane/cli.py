@@ -225,7 +225,7 @@ def watch(ctx: click.Context) -> None:
         try:
             while True:
                 _time.sleep(0.5)
-                bg = mem.status()["background"]
+                bg = mem.background_status()  # not status(): that stats every file and counts the index
                 if bg.get("syncs", 0) != seen:
                     seen = bg["syncs"]
                     click.echo(f"synced ({seen} so far){'; error: ' + bg['lastError'] if bg.get('lastError') else ''}")

@@ -9,9 +9,7 @@ per compaction cycle. It is skipped when the workspace is not writable (``worksp
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
 import tempfile
@@ -22,6 +20,7 @@ from typing import Any
 
 from .config import AgentConfig
 from .errors import MemlaneError
+from .writer import exclusive_lock
 
 STATE_FILE = "sessions.json"
 
@@ -53,17 +52,6 @@ def _read_state(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-@contextlib.contextmanager
-def _state_lock(path: Path) -> Any:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name("." + path.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def plan_flush(
     cfg: AgentConfig,
     state_path: Path,
@@ -90,7 +78,7 @@ def plan_flush(
         )
     if session_tokens < threshold:
         return FlushDecision(False, f"{session_tokens} tokens, below the flush threshold {threshold}", threshold)
-    with _state_lock(state_path):
+    with exclusive_lock(state_path.with_name("." + state_path.name + ".lock")):
         state = _read_state(state_path)
         found = state.get(session_id)
         entry: dict[str, Any] = found if isinstance(found, dict) else {}

@@ -149,20 +149,10 @@ class Memory:
         wait for more conversation unless ``all_sessions``."""
         self._require_enabled()
         with self._sync_lock:
-            return self._sync_locked(force, progress, on_plan, include_sessions, all_sessions)
-
-    def _sync_locked(
-        self,
-        force: bool = False,
-        progress: Progress | None = None,
-        on_plan: PlanHook | None = None,
-        include_sessions: bool = True,
-        all_sessions: bool = False,
-    ) -> SyncReport:
-        report = self._sync_memory(force, progress, on_plan)
-        if include_sessions:
-            self._sync_sessions(report, all_sessions or force)
-        return report
+            report = self._sync_memory(force, progress, on_plan)
+            if include_sessions:
+                self._sync_sessions(report, all_sessions or force)
+            return report
 
     def _sync_sessions(self, report: SyncReport, everything: bool) -> None:
         provider = self.choice.provider
@@ -191,7 +181,7 @@ class Memory:
             except ProviderError as exc:
                 provider = self.choice.provider
                 switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
-                if switched is None or self.choice.fallback is not None:
+                if switched is None or switched.provider is None or self.choice.fallback is not None:
                     raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
                 _close_provider(provider)
                 self._choice = switched
@@ -378,7 +368,7 @@ class Memory:
             payload["note"] = "written; another sync is running, it is indexed in the background"
             return payload
         try:
-            self._sync_locked(include_sessions=False)
+            self._sync_memory(force=False, progress=None, on_plan=None)
             payload["indexed"] = True
         except MemlaneError as exc:  # the note is on disk; a later sync indexes it
             payload["note"] = f"written, not indexed yet: {exc}"
@@ -435,7 +425,7 @@ class Memory:
                 "dir": str(self.sessions_dir),
                 "indexed": sum(1 for s in store.file_states().values() if s.source == "sessions"),
             },
-            "background": self._background_status(),
+            "background": self.background_status(),
             "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
             "chunking": {
                 "tokens": plan.tokens,
@@ -449,7 +439,8 @@ class Memory:
             info["probe"] = self._probe()
         return info
 
-    def _background_status(self) -> dict[str, Any]:
+    def background_status(self) -> dict[str, Any]:
+        """The background worker's state: running, syncs done, watcher events, last sync and error."""
         bg = self._background
         if bg is None or not bg.running:
             return {"running": False}

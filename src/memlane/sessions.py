@@ -27,7 +27,7 @@ from .embeddings import EmbeddingProvider
 from .errors import PathError
 from .keywords import cjk_terms
 from .store import ChunkRow, FileState, SQLiteStore
-from .sync import EMBED_BATCH, ChunkPlan, SyncReport, _check_vectors, embedding_key
+from .sync import ChunkPlan, SyncReport, embed_into_cache, embedding_key
 
 PREFIX = "sessions/"
 HEAD_BYTES = 4096
@@ -194,14 +194,8 @@ def sync_sessions(
     removed = [p for p in known if p not in found]
     if provider is not None and key is not None:
         texts = {r.hash: r.text for _, _, rows, _ in work for r in rows}
-        missing = [h for h in texts if h not in store.cached_hashes(key, list(texts))]
-        for i in range(0, len(missing), EMBED_BATCH):
-            part = missing[i : i + EMBED_BATCH]
-            vectors = provider.embed_batch([texts[h] for h in part])
-            _check_vectors(vectors, len(part), provider)
-            with store.write(changes_index=False):
-                store.put_vectors(key, dict(zip(part, vectors, strict=True)))
-            report.embedded += len(part)
+        cached = store.cached_hashes(key, list(texts))
+        embed_into_cache(store, provider, key, [h for h in texts if h not in cached], texts, report)
     if not work and not removed:
         return
     with store.write():

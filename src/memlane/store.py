@@ -166,9 +166,13 @@ class SQLiteStore:
             self._check()
 
     # -- opening, checking, recovering
-    def _connect(self) -> sqlite3.Connection:
+    def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = self._open()
         # 16 KiB pages hold ten 1.6 KB vector rows; 4 KiB pages held two (2 KB a vector). Only takes effect
         # on a new file, so it must come before WAL mode initialises it.
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
@@ -220,10 +224,7 @@ class SQLiteStore:
         transaction (a background sync's swap) is open on the writer, so searches never wait for one."""
         with self._rlock:
             if self._read is None:
-                self._read = sqlite3.connect(
-                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
-                )
-                self._read.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                self._read = self._open()
             yield self._read
 
     # -- transactions
@@ -336,10 +337,7 @@ class SQLiteStore:
 
         Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors.
         """
-        self._conn.execute(
-            "INSERT INTO meta(key, value) VALUES('epoch', '1') "
-            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )
+        self.bump_epoch()
         self._conn.execute("DELETE FROM files")
         # Dropping and recreating is much faster than deleting row by row through the FTS triggers.
         for stmt in (
@@ -523,8 +521,7 @@ class SQLiteStore:
 
     # -- status
     def counts(self) -> dict[str, int]:
-        with self._reading() as conn:
-            c = conn
+        with self._reading() as c:
             return {
                 "files": c.execute("SELECT count(*) FROM files").fetchone()[0],
                 "chunks": c.execute("SELECT count(*) FROM chunks").fetchone()[0],

@@ -201,7 +201,7 @@ def sync_workspace(
     texts_by_hash = {r.hash: r.text for _, _, rows in todo for r in rows}
     pending: set[str] = set()
     # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
-    if key is not None and isinstance(provider, BatchProvider) and batch is not None and store.batch_jobs(key):
+    if key is not None and isinstance(provider, BatchProvider) and batch is not None:
         pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
     if provider is not None and key is not None and texts_by_hash:
         _embed_missing(store, provider, key, todo, texts_by_hash, pending, report, progress, batch, price, on_plan)
@@ -288,17 +288,38 @@ def _embed_missing(
                 progress(done, len(missing))
 
         missing = run_batches(store, provider, key, {h: texts_by_hash[h] for h in missing}, batch, report, advance)
-    step = getattr(provider, "sync_batch", EMBED_BATCH)
-    for i in range(0, len(missing), step):
-        part = missing[i : i + step]
+    total = done + len(missing)
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(done, total)
+
+    embed_into_cache(store, provider, key, missing, texts_by_hash, report, step)
+
+
+def embed_into_cache(
+    store: SQLiteStore,
+    provider: EmbeddingProvider,
+    key: EmbeddingKey,
+    hashes: list[str],
+    texts_by_hash: dict[str, str],
+    report: SyncReport,
+    advance: Callable[[int], None] | None = None,
+) -> None:
+    """Embed ``hashes``' texts with ordinary provider calls, each call's vectors committed to the cache
+    (so a killed sync does not pay for them again)."""
+    size = getattr(provider, "sync_batch", EMBED_BATCH)
+    for i in range(0, len(hashes), size):
+        part = hashes[i : i + size]
         vectors = provider.embed_batch([texts_by_hash[h] for h in part])
         _check_vectors(vectors, len(part), provider)
         with store.write(changes_index=False):  # the cache only: readers' view of the index is unchanged
             store.put_vectors(key, dict(zip(part, vectors, strict=True)))
         report.embedded += len(part)
-        done += len(part)
-        if progress:
-            progress(done, done + len(missing) - i - len(part))
+        if advance:
+            advance(len(part))
 
 
 def _check_vectors(vectors: object, expected: int, provider: EmbeddingProvider) -> None:

@@ -39,16 +39,21 @@ class WriteResult:
 
 
 @contextlib.contextmanager
-def _locked(target: Path) -> Iterator[None]:
-    locks = memlane_home() / "locks"
-    locks.mkdir(parents=True, exist_ok=True)
-    name = hashlib.sha256(str(target).encode()).hexdigest()[:24] + ".lock"
-    with open(locks / name, "a+b") as handle:
+def exclusive_lock(lock_file: Path) -> Iterator[None]:
+    """Hold an ``flock`` on ``lock_file`` (created if missing): one holder at a time across processes."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _locked(target: Path) -> contextlib.AbstractContextManager[None]:
+    """The lock of one memory file, kept under $MEMLANE_HOME/locks (never in the workspace)."""
+    name = hashlib.sha256(str(target).encode()).hexdigest()[:24] + ".lock"
+    return exclusive_lock(memlane_home() / "locks" / name)
 
 
 def _clean(text: str) -> str:

@@ -77,22 +77,18 @@ def _make(name: str, cfg: AgentConfig, primary: bool = True) -> EmbeddingProvide
         retry = RetryPolicy(remote.max_retries, remote.retry_base_ms / 1000, remote.retry_max_ms / 1000)
         # The configured model belongs to the primary provider; a fallback uses its own default.
         model = settings.model if primary and settings.model else None
+        from . import gemini, openai
+
+        cls: type[openai.OpenAIEmbedder | gemini.GeminiEmbedder]
         if name == "openai":
-            from .openai import DEFAULT_MODEL, OpenAIEmbedder
-
-            client = HttpClient(
-                endpoint, {"authorization": f"Bearer {endpoint.api_key}"}, "openai", retry, remote.timeout_seconds
-            )
-            return OpenAIEmbedder(
-                client, model or DEFAULT_MODEL, remote.dimensions if primary else None, remote.query_timeout_seconds
-            )
-        from .gemini import DEFAULT_MODEL as GEMINI_MODEL
-        from .gemini import GeminiEmbedder
-
-        client = HttpClient(endpoint, {"x-goog-api-key": endpoint.api_key}, "gemini", retry, remote.timeout_seconds)
-        return GeminiEmbedder(
-            client, model or GEMINI_MODEL, remote.dimensions if primary else None, remote.query_timeout_seconds
-        )
+            cls, default_model, auth = openai.OpenAIEmbedder, openai.DEFAULT_MODEL, "authorization"
+            secret = f"Bearer {endpoint.api_key}"
+        else:
+            cls, default_model, auth = gemini.GeminiEmbedder, gemini.DEFAULT_MODEL, "x-goog-api-key"
+            secret = endpoint.api_key
+        client = HttpClient(endpoint, {auth: secret}, name, retry, remote.timeout_seconds)
+        dimensions = remote.dimensions if primary else None
+        return cls(client, model or default_model, dimensions, remote.query_timeout_seconds)
     raise ProviderError(f"unknown embedding provider {name!r}")
 
 
@@ -109,18 +105,19 @@ def auto_choice(cfg: AgentConfig) -> tuple[str, str]:
     return "local", "auto: no remote key found; using the bundled offline model"
 
 
-def make_fallback(cfg: AgentConfig, failed: str, reason: str) -> ProviderChoice | None:
-    """The configured fallback, made after ``failed`` broke (None: no fallback, or it failed too)."""
+def make_fallback(cfg: AgentConfig, failed: str, reason: str) -> ProviderChoice:
+    """What to use after provider ``failed`` broke: the configured fallback, else (none configured, or it
+    failed too) keyword-only search, ``provider`` None. Either way ``fallback`` records why."""
     fallback = cfg.memory_search.fallback
-    if fallback in ("none", failed):
-        return None
-    try:
-        provider = _make(fallback, cfg, primary=False)
-    except ProviderError:
-        return None
-    return ProviderChoice(
-        provider, f"fallback {fallback!r} after {failed!r} failed", {"from": failed, "reason": reason}
-    )
+    if fallback not in ("none", failed):
+        try:
+            provider = _make(fallback, cfg, primary=False)
+            return ProviderChoice(
+                provider, f"fallback {fallback!r} after {failed!r} failed", {"from": failed, "reason": reason}
+            )
+        except ProviderError as exc:
+            reason = f"{reason}; fallback {fallback!r} also failed: {exc}"
+    return ProviderChoice(None, "no embedding provider: keyword search only", {"from": failed, "reason": reason})
 
 
 def resolve_provider(cfg: AgentConfig) -> ProviderChoice:
@@ -136,19 +133,4 @@ def resolve_provider(cfg: AgentConfig) -> ProviderChoice:
     try:
         return ProviderChoice(_make(name, cfg), reason)
     except ProviderError as primary_error:
-        fallback = settings.fallback
-        if fallback != "none" and fallback != name:
-            try:
-                return ProviderChoice(
-                    _make(fallback, cfg, primary=False),
-                    f"fallback {fallback!r} after {name!r} failed",
-                    {"from": name, "reason": str(primary_error)},
-                )
-            except ProviderError as fallback_error:
-                detail = f"{primary_error}; fallback {fallback!r} also failed: {fallback_error}"
-                return ProviderChoice(
-                    None, "no embedding provider: keyword search only", {"from": name, "reason": detail}
-                )
-        return ProviderChoice(
-            None, "no embedding provider: keyword search only", {"from": name, "reason": str(primary_error)}
-        )
+        return make_fallback(cfg, name, str(primary_error))

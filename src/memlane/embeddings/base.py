@@ -7,7 +7,8 @@ rebuilt, so vectors of different models are never compared.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -42,6 +43,32 @@ class EmbeddingProvider(Protocol):
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         """One vector per text, shape (len(texts), dims)."""
         ...
+
+
+class QueryCache:
+    """Query vectors of one provider, the most recent ``size`` kept (a thread-safe dict, oldest out first).
+
+    Per instance on purpose: a class-level ``lru_cache`` keyed on the provider kept every provider (and a
+    local model's ~100 MB ONNX session) alive after its Memory was closed."""
+
+    def __init__(self, embed: Callable[[str], Vectors], size: int = 256) -> None:
+        self._embed = embed
+        self._size = size
+        self._lock = threading.Lock()
+        self._vectors: dict[str, Vectors] = {}
+
+    def __call__(self, text: str) -> Vectors:
+        with self._lock:
+            hit = self._vectors.get(text)
+        if hit is not None:
+            return hit
+        vec = self._embed(text)
+        vec.setflags(write=False)
+        with self._lock:
+            if len(self._vectors) >= self._size:
+                self._vectors.pop(next(iter(self._vectors)))
+            self._vectors[text] = vec
+        return vec
 
 
 def normalize_rows(matrix: npt.NDArray[np.floating]) -> Vectors:

@@ -23,14 +23,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ProviderError
-from .base import Vectors, normalize_rows
+from .base import QueryCache, Vectors, normalize_rows
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 BUNDLED_MAX_TOKENS = 256  # the model's max_seq_length: longer inputs would be truncated
 _BUNDLED_TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 # Sorting by length and batching a few texts keeps padding low: 8 measured best (docs/DESIGN.md).
 BATCH_SIZE = 8
-QUERY_CACHE = 256  # query vectors kept per embedder
 
 
 def _bundled_onnx() -> Path:
@@ -107,7 +106,7 @@ class LocalEmbedder:
         self._session: Any = None
         self._inputs: set[str] = set()
         self._lock = threading.Lock()
-        self._queries: dict[str, Vectors] = {}
+        self._queries = QueryCache(self._embed_one)
         self.dims = 384 if model_path is None else self._probe_dims()
 
     # -- identity
@@ -171,18 +170,10 @@ class LocalEmbedder:
         return result
 
     def embed_query(self, text: str) -> Vectors:
-        # A per-instance cache: a class-level lru_cache keyed on ``self`` kept every embedder (and its
-        # ~100 MB ONNX session) alive after its Memory was closed.
-        with self._lock:
-            hit = self._queries.get(text)
-        if hit is not None:
-            return hit
+        return self._queries(text)
+
+    def _embed_one(self, text: str) -> Vectors:
         vec: Vectors = self._run([text])[0]
-        vec.setflags(write=False)
-        with self._lock:
-            if len(self._queries) >= QUERY_CACHE:
-                self._queries.pop(next(iter(self._queries)))
-            self._queries[text] = vec
         return vec
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ProviderError
-from .base import Vectors, normalize_rows
+from .base import QueryCache, Vectors, normalize_rows
 from .http import HttpClient
 
 BatchState = Literal["running", "completed", "failed", "expired", "cancelled"]
@@ -109,7 +109,7 @@ class RemoteEmbedder:
         self.query_timeout = query_timeout
         self._dims = dimensions or known_dims
         self._lock = threading.Lock()
-        self._queries: dict[str, Vectors] = {}
+        self._queries = QueryCache(self._embed_one_query)
 
     # -- identity
     @property
@@ -156,16 +156,10 @@ class RemoteEmbedder:
     def embed_query(self, text: str) -> Vectors:
         if not text.strip():
             raise ProviderError("cannot embed an empty query")
-        with self._lock:
-            hit = self._queries.get(text)
-        if hit is not None:
-            return hit
+        return self._queries(text)
+
+    def _embed_one_query(self, text: str) -> Vectors:
         vec: Vectors = self._embed_request([text], "query", self.query_timeout)[0]
-        vec.setflags(write=False)
-        with self._lock:
-            if len(self._queries) >= 256:
-                self._queries.pop(next(iter(self._queries)))
-            self._queries[text] = vec
         return vec
 
     def _embed_request(self, texts: list[str], task: Literal["query", "document"], timeout: float | None) -> Vectors:
