@@ -251,3 +251,33 @@ def test_search_answers_while_a_write_transaction_is_open(workspace: Path, fake:
         assert done_while_held, "search waited for the write transaction"
         resp = answers[0]
         assert resp.results[0].path == "MEMORY.md"  # type: ignore[attr-defined]  # the committed index
+
+
+def test_search_answers_while_a_sync_is_embedding(workspace: Path, fake: FakeEmbedder) -> None:
+    import threading
+
+    with memlane.open(workspace, provider=fake) as mem:
+        mem.sync()
+        write(workspace, "memory/2026-03-03.md", "A new note about herons.\n")
+        embedding, release = threading.Event(), threading.Event()
+        real = fake.embed_batch
+
+        def slow_embed(texts: list[str]) -> object:  # a slow provider in the middle of a sync
+            embedding.set()
+            release.wait(30)
+            return real(texts)
+
+        fake.embed_batch = slow_embed  # type: ignore[method-assign,assignment]
+        syncer = threading.Thread(target=mem.sync)
+        syncer.start()
+        assert embedding.wait(10)
+        answers: list[object] = []
+        reader = threading.Thread(target=lambda: answers.append(mem.search("PostgreSQL")))
+        reader.start()
+        reader.join(10)
+        done_while_syncing = not reader.is_alive()
+        release.set()
+        syncer.join(30)
+        reader.join(10)
+        assert done_while_syncing, "search waited for the running sync"
+        assert answers[0].results[0].path == "MEMORY.md"  # type: ignore[attr-defined]

@@ -175,28 +175,30 @@ class Memory:
         return self.settings.sessions_dir(self.agent_id)
 
     def _sync_memory(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
-        with self._lock:
-            try:
-                report = self._sync_once(force, progress, on_plan)
-            except ProviderError as exc:
-                provider = self.choice.provider
-                switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
-                if switched is None or switched.provider is None or self.choice.fallback is not None:
-                    raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+        """Call with ``_sync_lock`` held. ``_lock`` is taken only to swap the provider: a search (which
+        holds it while it ranks) must never wait for a whole sync."""
+        try:
+            report = self._sync_once(force, progress, on_plan)
+        except ProviderError as exc:
+            provider = self.choice.provider
+            switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
+            if switched is None or switched.provider is None or self.choice.fallback is not None:
+                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+            with self._lock:
                 _close_provider(provider)
                 self._choice = switched
                 self._vectors = None
-                try:
-                    report = self._sync_once(force, progress, on_plan)
-                except ProviderError as exc2:
-                    raise ProviderError(
-                        f"indexing stopped, the previous index is unchanged: {exc}; "
-                        f"fallback {switched.provider.provider_id if switched.provider else None!r} failed too: {exc2}"
-                    ) from None
-                report.notes.append(f"switched to fallback provider after: {exc}")
-            if self.store.recovered:
-                report.notes.append(self.store.recovered)
-            return report
+            try:
+                report = self._sync_once(force, progress, on_plan)
+            except ProviderError as exc2:
+                raise ProviderError(
+                    f"indexing stopped, the previous index is unchanged: {exc}; "
+                    f"fallback {switched.provider.provider_id!r} failed too: {exc2}"
+                ) from None
+            report.notes.append(f"switched to fallback provider after: {exc}")
+        if self.store.recovered:
+            report.notes.append(self.store.recovered)
+        return report
 
     def _sync_once(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
         provider = self.choice.provider
