@@ -130,3 +130,15 @@ def test_session_start_syncs_and_close_stops_every_thread(workspace: Path, fake:
         until(lambda: "MEMORY.md" in paths(mem))  # onSessionStart: a sync right away
     time.sleep(0.1)
     assert not [t.name for t in threading.enumerate() if t.name.startswith("memlane-")]
+
+
+def test_start_adds_the_watcher_to_a_worker_a_search_already_started(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake, **fast()) as mem:
+        mem.sync()
+        write(workspace, "memory/2026-09-01.md", "First change.\n")
+        assert mem.search("change").stale  # starts the background worker, without a watcher
+        assert mem.wait_idle(30)
+        mem.start(watch=True)
+        time.sleep(0.3)
+        write(workspace, "memory/2026-09-02.md", "Seen by the watcher.\n")
+        until(lambda: "memory/2026-09-02.md" in paths(mem))

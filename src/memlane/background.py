@@ -68,16 +68,19 @@ class Background:
         self._idle.set()
 
     # -- life
-    def start(self, watch: bool) -> None:
+    def start(self) -> None:
+        """Start the sync worker (and the interval timer it keeps)."""
         self._spawn(self._work, "memlane-sync")
-        if watch:
-            ws = self.memory.workspace
-            self._watch(ws, recursive=False)
-            self._watch(ws / "memory", recursive=True)
-            if self.memory.settings.sessions_enabled:
-                sessions = self.memory.sessions_dir
-                sessions.mkdir(parents=True, exist_ok=True)
-                self._watch(sessions, recursive=False, debounce=SESSION_DEBOUNCE_S, filter_=_is_transcript)
+
+    def watch(self) -> None:
+        """Add the file watchers; watching a root twice is a no-op, so this may be called again."""
+        ws = self.memory.workspace
+        self._watch(ws, recursive=False)
+        self._watch(ws / "memory", recursive=True)
+        if self.memory.settings.sessions_enabled:
+            sessions = self.memory.sessions_dir
+            sessions.mkdir(parents=True, exist_ok=True)
+            self._watch(sessions, recursive=False, debounce=SESSION_DEBOUNCE_S, filter_=_is_transcript)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop watching, let a running sync finish (up to ``timeout``), then stop the worker."""

@@ -73,10 +73,9 @@ class Memory:
         """Keep the index fresh in the background until :meth:`close`: a file watcher (``sync.watch``),
         a periodic sync (``sync.intervalMinutes``) and, with ``sync.onSessionStart``, a sync now."""
         self._require_enabled()
-        with self._lock:
-            if self._background is None or not self._background.running:
-                self._background = Background(self)
-                self._background.start(self.settings.sync.watch if watch is None else watch)
+        background = self._ensure_background()
+        if self.settings.sync.watch if watch is None else watch:
+            background.watch()
         if self.settings.sync.on_session_start:
             self.on_session_start()
         return self
@@ -87,11 +86,15 @@ class Memory:
             self._refresh_in_background()
 
     def _refresh_in_background(self) -> None:
+        self._ensure_background().request()
+
+    def _ensure_background(self) -> Background:
+        """The running worker; one is started (without watchers) if there is none."""
         with self._lock:
             if self._background is None or not self._background.running:
                 self._background = Background(self)
-                self._background.start(watch=False)
-            self._background.request()
+                self._background.start()
+            return self._background
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until background syncs are done (True), or ``timeout`` seconds pass (False)."""
