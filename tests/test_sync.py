@@ -5,8 +5,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -224,60 +227,53 @@ def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeE
         assert reader.search("observatory March", min_score=0).results[0].path == "memory/2026-03-01.md"
 
 
-def test_search_answers_while_a_write_transaction_is_open(workspace: Path, fake: FakeEmbedder) -> None:
-    import threading
+def search_while_blocked(mem: memlane.Memory, blocker: Callable[[threading.Event, threading.Event], None]) -> Any:
+    """Run ``blocker(started, release)`` in a thread; once it has started, search from another thread.
+    Returns the response if the search finished while the blocker still held on (else fails)."""
+    started, release = threading.Event(), threading.Event()
+    holder = threading.Thread(target=blocker, args=(started, release))
+    holder.start()
+    assert started.wait(10)
+    answers: list[Any] = []
+    reader = threading.Thread(target=lambda: answers.append(mem.search("PostgreSQL")))
+    reader.start()
+    reader.join(10)
+    done_while_blocked = not reader.is_alive()
+    release.set()
+    holder.join(30)
+    reader.join(10)
+    assert done_while_blocked, "search waited for the blocker"
+    return answers[0]
 
+
+def test_search_answers_while_a_write_transaction_is_open(workspace: Path, fake: FakeEmbedder) -> None:
     with memlane.open(workspace, provider=fake) as mem:
         mem.sync()
-        holding, release = threading.Event(), threading.Event()
 
-        def writer() -> None:  # a background sync's long swap, held open
+        def writer(holding: threading.Event, release: threading.Event) -> None:  # a sync's long swap, held open
             with mem.store.write():
                 mem.store.delete_file("MEMORY.md")
                 holding.set()
                 release.wait(30)
 
-        w = threading.Thread(target=writer)
-        w.start()
-        assert holding.wait(10)
-        answers: list[object] = []
-        reader = threading.Thread(target=lambda: answers.append(mem.search("PostgreSQL")))
-        reader.start()
-        reader.join(10)
-        done_while_held = not reader.is_alive()
-        release.set()
-        w.join(10)
-        reader.join(10)
-        assert done_while_held, "search waited for the write transaction"
-        resp = answers[0]
-        assert resp.results[0].path == "MEMORY.md"  # type: ignore[attr-defined]  # the committed index
+        resp = search_while_blocked(mem, writer)
+        assert resp.results[0].path == "MEMORY.md"  # the committed index
 
 
 def test_search_answers_while_a_sync_is_embedding(workspace: Path, fake: FakeEmbedder) -> None:
-    import threading
-
     with memlane.open(workspace, provider=fake) as mem:
         mem.sync()
         write(workspace, "memory/2026-03-03.md", "A new note about herons.\n")
-        embedding, release = threading.Event(), threading.Event()
         real = fake.embed_batch
 
-        def slow_embed(texts: list[str]) -> object:  # a slow provider in the middle of a sync
-            embedding.set()
-            release.wait(30)
-            return real(texts)
+        def syncing(embedding: threading.Event, release: threading.Event) -> None:
+            def slow_embed(texts: list[str]) -> object:  # a slow provider in the middle of a sync
+                embedding.set()
+                release.wait(30)
+                return real(texts)
 
-        fake.embed_batch = slow_embed  # type: ignore[method-assign,assignment]
-        syncer = threading.Thread(target=mem.sync)
-        syncer.start()
-        assert embedding.wait(10)
-        answers: list[object] = []
-        reader = threading.Thread(target=lambda: answers.append(mem.search("PostgreSQL")))
-        reader.start()
-        reader.join(10)
-        done_while_syncing = not reader.is_alive()
-        release.set()
-        syncer.join(30)
-        reader.join(10)
-        assert done_while_syncing, "search waited for the running sync"
-        assert answers[0].results[0].path == "MEMORY.md"  # type: ignore[attr-defined]
+            fake.embed_batch = slow_embed  # type: ignore[method-assign,assignment]
+            mem.sync()
+
+        resp = search_while_blocked(mem, syncing)
+        assert resp.results[0].path == "MEMORY.md"
