@@ -2,7 +2,7 @@
 
 The watcher uses the OS notification API through ``watchfiles`` (inotify on Linux: one watch per
 directory, not one descriptor per file). It watches the workspace root without recursion (for
-``MEMORY.md`` / ``memory.md``), ``memory/`` recursively, and the sessions directory when session
+``MEMORY.md`` / ``memory.md``), ``memory/`` and ``bank/`` recursively, and the sessions directory when session
 memory is on. An event schedules a sync ``watchDebounceMs`` later (``5 s`` for transcripts) unless
 one is already scheduled, so a burst of saves costs one sync.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import MemlaneError
+from .workspace import MEMORY_DIRS
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -40,8 +41,8 @@ def is_memory_event(workspace: Path, path: str) -> bool:
     if name.endswith(_EDITOR_JUNK) or name == "4913":  # vim's write probe
         return False
     if len(parts) == 1:
-        return name in ("MEMORY.md", "memory.md", "memory")
-    return parts[0] == "memory" and (name.endswith(".md") or "." not in name)  # a .md file or a directory
+        return name in ("MEMORY.md", "memory.md", *MEMORY_DIRS)
+    return parts[0] in MEMORY_DIRS and (name.endswith(".md") or "." not in name)  # a .md file or a directory
 
 
 def _is_transcript(path: str) -> bool:
@@ -76,7 +77,8 @@ class Background:
         """Add the file watchers; watching a root twice is a no-op, so this may be called again."""
         ws = self.memory.workspace
         self._watch(ws, recursive=False)
-        self._watch(ws / "memory", recursive=True)
+        for name in MEMORY_DIRS:
+            self._watch(ws / name, recursive=True)
         if self.memory.settings.sessions_enabled:
             sessions = self.memory.sessions_dir
             sessions.mkdir(parents=True, exist_ok=True)

@@ -159,6 +159,21 @@ class QuerySettings(_Model):
     hybrid: HybridSettings = HybridSettings()
 
 
+class RecallSettings(_Model):
+    """The fact ranker (``memlane recall``): how its signals add up. docs/DESIGN.md has the sweeps."""
+
+    k: int = Field(25, ge=1)  # facts returned by default
+    candidate_multiplier: int = Field(4, ge=1)  # each pool brings k x this many candidates
+    vector_weight: float = Field(0.7, ge=0)  # cosine of the fact to the query
+    text_weight: float = Field(0.3, ge=0)  # BM25 over the fact (and its context), scaled by the best
+    context_weight: float = Field(0.5, ge=0)  # how well the log lines the fact came from match the query
+    entity_weight: float = Field(0.1, ge=0)  # the fact is about an entity the query names
+    related_weight: float = Field(0.05, ge=0)  # ... about an entity often mentioned with it
+    time_weight: float = Field(0.3, ge=0)  # the fact's time falls in the query's time words
+    dated_weight: float = Field(0.1, ge=0)  # the fact names its own time, for a "when" question
+    opinion_weight: float = Field(0.15, ge=0)  # an opinion, for a preference question (x confidence)
+
+
 class CacheSettings(_Model):
     enabled: bool = True
     max_entries: int = Field(50_000, ge=0)
@@ -190,6 +205,7 @@ class MemorySearchSettings(_Model):
     chunking: ChunkingSettings = ChunkingSettings()
     sync: SyncSettings = SyncSettings()
     query: QuerySettings = QuerySettings()
+    recall: RecallSettings = RecallSettings()
     cache: CacheSettings = CacheSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
     sessions: SessionSourceSettings = SessionSourceSettings()
@@ -226,6 +242,13 @@ class MemoryFlushSettings(_Model):
     prompt: str = DEFAULT_FLUSH_PROMPT
 
 
+class CoreSettings(_Model):
+    """MEMORY.md as the core block an agent keeps in context every session."""
+
+    # Above this the core block warns, and an edit that would grow MEMORY.md past it is refused.
+    max_chars: int = Field(5000, ge=1)
+
+
 class CompactionSettings(_Model):
     reserve_tokens_floor: int = Field(20_000, ge=0)
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
@@ -237,6 +260,7 @@ class _AgentEntry(_Model):
     workspace: str | None = None
     workspace_access: WorkspaceAccess | None = None
     compaction: dict[str, Any] | None = None
+    core: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -244,6 +268,7 @@ class _AgentDefaults(_Model):
     workspace: str | None = None
     workspace_access: WorkspaceAccess = "rw"
     compaction: dict[str, Any] | None = None
+    core: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -277,6 +302,7 @@ class AgentConfig(BaseModel):
     memory_search: MemorySearchSettings
     workspace_access: WorkspaceAccess = "rw"  # ro: reads only (no writes, no flush); none: tools disabled
     compaction: CompactionSettings = CompactionSettings()
+    core: CoreSettings = CoreSettings()
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
@@ -363,6 +389,11 @@ def resolve(
         compaction = CompactionSettings.model_validate(compaction_raw)
     except ValidationError as exc:
         raise ConfigError(f"invalid config: {_format_validation(exc, 'compaction')}") from None
+    core_raw = _deep_merge(parsed.agents.defaults.core or {}, (entry.core if entry else None) or {})
+    try:
+        core = CoreSettings.model_validate(core_raw)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {_format_validation(exc, 'core')}") from None
     access = (entry.workspace_access if entry else None) or parsed.agents.defaults.workspace_access
     return AgentConfig(
         agent_id=agent,
@@ -370,5 +401,6 @@ def resolve(
         memory_search=settings,
         workspace_access=access,
         compaction=compaction,
+        core=core,
         providers=dict(parsed.models.providers),
     )

@@ -180,12 +180,14 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(query: str) -> str | None:
-    """An FTS5 MATCH expression matching any term of ``query``; None if nothing is searchable."""
+def match_expression(query: str, columns: tuple[str, ...] = ("text",)) -> str | None:
+    """An FTS5 MATCH expression matching any term of ``query`` in any of ``columns`` (CJK bigrams in the
+    ``cjk`` column); None if nothing is searchable."""
     terms = query_terms(query)
     content = [t for t in terms if t not in STOPWORDS] or terms
+    where = columns[0] if len(columns) == 1 else "{" + " ".join(columns) + "}"
     # Each term as a phrase (FTS5 tokenizes it: inner punctuation becomes adjacency).
-    parts = ["text : " + _quote(term) for term in content]
+    parts = [f"{where} : " + _quote(term) for term in content]
     bigrams = cjk_terms(query).split()
     # Only the bigrams (not single characters) of a multi-character run: single characters are too common.
     wanted = [b for b in bigrams if len(b) == 2] or bigrams

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from . import config as config_mod
 from .background import Background
@@ -18,8 +17,10 @@ from .batching import BatchRun
 from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
 from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
+from .facts.recall import RecallResponse, parse_kinds, recall
+from .facts.timeparse import parse_bound
 from .flush import STATE_FILE, FlushDecision, plan_flush
-from .search import SearchResponse, VectorIndex, rank
+from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import list_sessions, read_session, sync_sessions
 from .store import FileState, SQLiteStore
@@ -33,6 +34,7 @@ from .sync import (
     index_fingerprint,
     sync_workspace,
 )
+from .vectors import LiveVectors, VectorIndex
 from .workspace import read_lines, resolve_memory_path
 from .writer import write_note
 
@@ -52,7 +54,8 @@ class Memory:
         self.agent_id = cfg.agent_id
         self._choice = choice
         self._store: SQLiteStore | None = None
-        self._vectors: tuple[tuple[int, int], VectorIndex] | None = None
+        self._chunk_vectors = LiveVectors("chunks")
+        self._fact_vectors = LiveVectors("facts")
         # (generation, indexed fingerprint, file states): re-read only after a write
         self._indexed: tuple[tuple[int, int], str | None, dict[str, FileState]] | None = None
         self._lock = threading.RLock()
@@ -190,7 +193,8 @@ class Memory:
             with self._lock:
                 _close_provider(provider)
                 self._choice = switched
-                self._vectors = None
+                self._chunk_vectors.clear()
+                self._fact_vectors.clear()
             try:
                 report = self._sync_once(force, progress, on_plan)
             except ProviderError as exc2:
@@ -253,20 +257,9 @@ class Memory:
             return False
         return bool(self.store.batch_jobs(embedding_key(provider)))
 
-    def search(
-        self, query: str, max_results: int | None = None, min_score: float | None = None, fresh: bool = False
-    ) -> SearchResponse:
-        """Hybrid search. With ``sync.onSearch``, an index never built is built first; one that is behind
-        answers at once (``stale``) and refreshes in the background, or, with ``fresh``, syncs the
-        memory files first (what a one-shot command wants: it would wait for the refresh anyway)."""
-        self._require_enabled()
-        if not isinstance(query, str) or not query.strip():
-            raise MemlaneError("query must be a non-empty string")
-        q = self.settings.query
-        n = max_results if max_results is not None else q.max_results
-        threshold = min_score if min_score is not None else q.min_score
-        if n < 1:
-            raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
+    def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
+        """Before a read: with ``sync.onSearch``, an index never built is built now; one behind the files
+        is used as it is (``stale``) while a background sync catches up, or with ``fresh`` synced first."""
         notes: list[str] = []
         stale = False
         if "fingerprint" not in self.store.meta():
@@ -286,6 +279,23 @@ class Memory:
         elif self.settings.sync.on_search and self._sessions_changed():
             # transcripts grow with every message and are indexed in deltas: refresh, but not "stale"
             self._refresh_in_background()
+        return notes, stale
+
+    def search(
+        self, query: str, max_results: int | None = None, min_score: float | None = None, fresh: bool = False
+    ) -> SearchResponse:
+        """Hybrid search. With ``sync.onSearch``, an index never built is built first; one that is behind
+        answers at once (``stale``) and refreshes in the background, or, with ``fresh``, syncs the
+        memory files first (what a one-shot command wants: it would wait for the refresh anyway)."""
+        self._require_enabled()
+        if not isinstance(query, str) or not query.strip():
+            raise MemlaneError("query must be a non-empty string")
+        q = self.settings.query
+        n = max_results if max_results is not None else q.max_results
+        threshold = min_score if min_score is not None else q.min_score
+        if n < 1:
+            raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
+        notes, stale = self._freshen(fresh)
         with self._lock:
             choice = self.choice
             provider = choice.provider
@@ -312,33 +322,77 @@ class Memory:
             stale=stale,
         )
 
+    def recall(
+        self,
+        query: str,
+        k: int | None = None,
+        since: dt.date | str | None = None,
+        until: dt.date | str | None = None,
+        kinds: str | Sequence[str] | None = None,
+        entity: str | None = None,
+        budget: int | None = None,
+        now: dt.datetime | None = None,
+        fresh: bool = False,
+        explain: bool = False,
+    ) -> RecallResponse:
+        """Facts from the ``## Retain`` sections that answer ``query``, best first, each citing its source
+        line (see :mod:`memlane.facts.recall`). ``since``/``until`` take dates, ``30d``-style spans or
+        ``YYYY-MM-DD``; ``kinds`` world/experience/opinion/observation; ``budget`` a token limit."""
+        self._require_enabled()
+        if self.config.workspace_access == "none":
+            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
+        if not isinstance(query, str) or not query.strip():
+            raise MemlaneError("query must be a non-empty string")
+        if k is not None and k < 1:
+            raise MemlaneError(f"k must be 1 or greater, got {k}")
+        if budget is not None and budget < 1:
+            raise MemlaneError(f"budget must be 1 or greater, got {budget}")
+        when = now or dt.datetime.now()
+        lower = _date_arg(since, when.date(), "since")
+        upper = _date_arg(until, when.date(), "until", end=True)
+        kind_names = parse_kinds(kinds)
+        notes, _stale = self._freshen(fresh)
+        settings = self.settings
+        with self._lock:
+            provider = self.choice.provider
+            query_vec = fact_vectors = None
+            if provider is not None:
+                try:
+                    query_vec = provider.embed_query(query)
+                    fact_vectors = self._fact_vectors.get(self.store, embedding_key(provider), provider.dims)
+                except ProviderError as exc:
+                    notes.append(f"query embedding failed, words only: {exc}")
+            chunk_vectors = self._vector_index() if query_vec is not None else None
+            pool = (k or settings.recall.k) * settings.recall.candidate_multiplier
+
+            def context() -> list[tuple[str, int, int, float]]:
+                return chunk_scores(self.store, query, query_vec, chunk_vectors, settings.query.hybrid, pool)
+
+            resp = recall(
+                self.store,
+                query,
+                settings=settings.recall,
+                now=when,
+                k=k,
+                since=lower,
+                until=upper,
+                kinds=kind_names,
+                entity=entity,
+                budget=budget,
+                query_vec=query_vec,
+                vectors=fact_vectors,
+                context=context,
+                count_tokens=provider.count_tokens if provider is not None else None,
+                explain=explain,
+            )
+        resp.notes[:0] = notes
+        return resp
+
     def _vector_index(self) -> VectorIndex:
-        """The live vectors. After a write only the new chunks' vectors are read (a full load of
-        100k vectors takes over a second; a one-file change, milliseconds)."""
+        """The live chunk vectors (reloaded only by delta after a write)."""
         provider = self.choice.provider
         assert provider is not None
-        epoch, gen = self.store.generation()
-        key = embedding_key(provider)
-        cached = self._vectors
-        if cached is not None and cached[0] == (epoch, gen):
-            return cached[1]
-        if cached is None or cached[0][0] != epoch:
-            seqs, matrix = self.store.load_vectors(key, provider.dims)
-        else:
-            old = cached[1]
-            live = self.store.live_seqs()
-            keep = np.isin(old.seqs, live, assume_unique=True)
-            new_seqs, new_matrix = self.store.vectors_for(
-                key, np.setdiff1d(live, old.seqs, assume_unique=True), provider.dims
-            )
-            if keep.all() and not len(new_seqs):
-                seqs, matrix = old.seqs, old.matrix  # a write that touched no chunk (an mtime, meta)
-            else:
-                # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
-                seqs = np.concatenate([old.seqs[keep], new_seqs])
-                matrix = np.concatenate([old.matrix[keep], new_matrix])
-        self._vectors = ((epoch, gen), VectorIndex(seqs, matrix))
-        return self._vectors[1]
+        return self._chunk_vectors.get(self.store, embedding_key(provider), provider.dims)
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
         """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
@@ -481,6 +535,15 @@ class Memory:
         except ProviderError as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
+
+
+def _date_arg(value: dt.date | str | None, today: dt.date, name: str, end: bool = False) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value.date() if isinstance(value, dt.datetime) else value
+    try:
+        return parse_bound(str(value), today, end=end)
+    except ValueError as exc:
+        raise MemlaneError(f"{name}: {exc}") from None
 
 
 def _close_provider(provider: EmbeddingProvider | None) -> None:

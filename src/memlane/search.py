@@ -18,6 +18,7 @@ import numpy.typing as npt
 from .config import HybridSettings
 from .keywords import STOPWORDS, match_expression, query_terms
 from .store import SQLiteStore, StoredChunk
+from .vectors import VectorIndex
 
 SNIPPET_MAX_CHARS = 700
 PARALLEL_MIN_ROWS = 50_000
@@ -69,23 +70,6 @@ class SearchResponse:
         return payload
 
 
-@dataclass(frozen=True)
-class VectorIndex:
-    """The live index's vectors: ``seqs`` ascending, one row of ``matrix`` per seq."""
-
-    seqs: npt.NDArray[np.int64]
-    matrix: npt.NDArray[np.float32]
-
-    def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
-        """Row of each seq, -1 where it has no vector."""
-        wanted = np.asarray(seqs, dtype=np.int64)
-        pos = np.searchsorted(self.seqs, wanted)
-        if not len(self.seqs):
-            return np.full(len(wanted), -1, dtype=np.int64)
-        pos = np.minimum(pos, len(self.seqs) - 1)
-        return np.where(self.seqs[pos] == wanted, pos, -1)
-
-
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -115,7 +99,54 @@ def rank(
     window: int = 0,
 ) -> tuple[list[SearchResult], str]:
     """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector")."""
-    pool = max_results * hybrid.candidate_multiplier
+    ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
+    use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
+    ranked = [c for c in ranked if c.score >= min_score]
+    if hybrid.mmr.enabled and len(ranked) > 1:
+        ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
+
+    rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
+    terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
+    results: list[SearchResult] = []
+    for c in ranked:
+        row = rows_by_seq.get(c.seq)
+        if row is None:  # deleted between the two reads
+            continue
+        result = _result(row, c, terms, use_vector, use_text)
+        if window:
+            widened = _widen(store, result, window, results, terms)
+            if widened is None:
+                continue
+            result = widened
+        results.append(result)
+        if len(results) == max_results:
+            break
+    return results, mode
+
+
+def chunk_scores(
+    store: SQLiteStore,
+    query: str,
+    query_vec: npt.NDArray[np.float32] | None,
+    vectors: VectorIndex | None,
+    hybrid: HybridSettings,
+    pool: int,
+) -> list[tuple[str, int, int, float]]:
+    """(path, start line, end line, fused score) of the best chunks, best first: ranking without results."""
+    ranked, _ = _score(store, query, query_vec, vectors, hybrid, pool)
+    rows = store.chunks_by_seq(c.seq for c in ranked)
+    return [(r.path, r.start_line, r.end_line, c.score) for c in ranked if (r := rows.get(c.seq)) is not None]
+
+
+def _score(
+    store: SQLiteStore,
+    query: str,
+    query_vec: npt.NDArray[np.float32] | None,
+    vectors: VectorIndex | None,
+    hybrid: HybridSettings,
+    pool: int,
+) -> tuple[list[_Candidate], str]:
+    """Both candidate pools, each ``pool`` deep, fused; best first, and the mode used."""
     use_vector = query_vec is not None and vectors is not None and len(vectors.seqs) > 0
     use_text = hybrid.enabled or not use_vector
     mode = "hybrid" if (use_vector and use_text) else ("vector" if use_vector else "keyword")
@@ -175,28 +206,7 @@ def rank(
         for c in candidates.values():
             c.score = wv * c.vector + wt * c.text
 
-    ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.seq))
-    ranked = [c for c in ranked if c.score >= min_score]
-    if hybrid.mmr.enabled and len(ranked) > 1:
-        ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
-
-    rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
-    terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
-    results: list[SearchResult] = []
-    for c in ranked:
-        row = rows_by_seq.get(c.seq)
-        if row is None:  # deleted between the two reads
-            continue
-        result = _result(row, c, terms, use_vector, use_text)
-        if window:
-            widened = _widen(store, result, window, results, terms)
-            if widened is None:
-                continue
-            result = widened
-        results.append(result)
-        if len(results) == max_results:
-            break
-    return results, mode
+    return sorted(candidates.values(), key=lambda c: (-c.score, c.seq)), mode
 
 
 def _widen(

@@ -1,4 +1,4 @@
-"""The index pipeline: list files -> chunk -> embed what is new -> write.
+"""The index pipeline: list files -> chunk and derive facts -> embed what is new -> write.
 
 An incremental sync reads only files whose mtime or size changed, re-chunks only files
 whose content hash changed, and embeds only chunk texts with no vector in the cache.
@@ -23,6 +23,7 @@ from .config import ChunkingSettings, Price
 from .embeddings import EmbeddingProvider
 from .embeddings.remote import BatchProvider
 from .errors import ProviderError
+from .facts.derive import FACTS_VERSION, FileFacts, derive_file
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
 from .workspace import FileInfo, list_memory_files
@@ -66,6 +67,8 @@ class SyncReport:
     tokens: int = 0  # estimated tokens of the texts to embed
     estimated_usd: float | None = None  # their estimated price (None: free or unknown)
     sessions_indexed: int = 0  # transcripts that got new chunks
+    facts_written: int = 0  # Retain facts derived from changed files
+    fact_problems: int = 0  # Retain bullets in changed files that could not be read
     full_reindex: bool = False
     reason: str = ""
     seconds: float = 0.0
@@ -102,6 +105,7 @@ def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, works
         "chunkTokens": plan.tokens,
         "chunkOverlap": plan.overlap,
         "chunker": CHUNKER_VERSION,
+        "facts": FACTS_VERSION,
         "workspace": str(workspace.resolve()),
     }
 
@@ -170,7 +174,7 @@ def sync_workspace(
     listed = {f.path for f in files}
     count = provider.count_tokens if provider else whitespace_token_counter
 
-    todo: list[tuple[FileInfo, FileState, list[ChunkRow]]] = []
+    todo: list[tuple[FileInfo, FileState, list[ChunkRow], FileFacts]] = []
     touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved
     for info in files:
         old = known.get(info.path)
@@ -188,7 +192,7 @@ def sync_workspace(
             report.files_unchanged += 1
             continue
         chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        todo.append((info, state, _chunk_rows(info.path, "memory", chunks)))
+        todo.append((info, state, _chunk_rows(info.path, "memory", chunks), derive_file(info.path, text)))
         if old is None:
             report.files_added += 1
         else:
@@ -198,7 +202,8 @@ def sync_workspace(
 
     key = embedding_key(provider) if provider else None
     # One text per distinct hash: what may need embedding, and which cache entries this sync uses.
-    texts_by_hash = {r.hash: r.text for _, _, rows in todo for r in rows}
+    texts_by_hash = {r.hash: r.text for _, _, rows, _ in todo for r in rows}
+    texts_by_hash.update((f.hash, f.key) for *_, derived in todo for f in derived.facts)
     pending: set[str] = set()
     # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
     if key is not None and isinstance(provider, BatchProvider) and batch is not None:
@@ -210,10 +215,14 @@ def sync_workspace(
         with store.write():
             if report.full_reindex:
                 store.reset()
-            for info, state, rows in todo:
+            for info, state, rows, derived in todo:
                 report.chunks_written += len(rows)
                 store.replace_chunks(info.path, rows, provider.model if provider else "")
+                store.facts.replace_file(info.path, derived.facts, derived.problems, derived.names)
                 store.set_file_state(info.path, state)
+                report.facts_written += len(derived.facts)
+                report.fact_problems += len(derived.problems)
+                report.notes.extend(f"{info.path}:{line}: {message}" for line, message in derived.problems)
             for path, state in touched:
                 store.set_file_state(path, state)
             for path in removed:
@@ -245,7 +254,7 @@ def _embed_missing(
     store: SQLiteStore,
     provider: EmbeddingProvider,
     key: EmbeddingKey,
-    todo: list[tuple[FileInfo, FileState, list[ChunkRow]]],
+    todo: list[tuple[FileInfo, FileState, list[ChunkRow], FileFacts]],
     texts_by_hash: dict[str, str],
     pending: set[str],
     report: SyncReport,
@@ -256,7 +265,7 @@ def _embed_missing(
 ) -> None:
     cached = store.cached_hashes(key, list(texts_by_hash))
     missing = [h for h in texts_by_hash if h not in cached and h not in pending]
-    report.cached = sum(1 for _, _, rows in todo for r in rows if r.hash in cached)
+    report.cached = sum(1 for _, _, rows, _ in todo for r in rows if r.hash in cached)
     if not missing:
         return
     use_batch = (

@@ -1,6 +1,7 @@
 """Which files are memory files, and the path checks that keep reads inside them.
 
-Memory files are ``MEMORY.md``, ``memory.md`` and ``memory/**/*.md`` of the workspace.
+Memory files are ``MEMORY.md``, ``memory.md``, ``memory/**/*.md`` and ``bank/**/*.md`` (spec 004's
+typed pages: ``bank/world.md``, ``bank/opinions.md``, ``bank/entities/<Name>.md``) of the workspace.
 Symlinks, hidden path components and anything that resolves outside the workspace are
 never listed and never read.
 """
@@ -16,6 +17,8 @@ from .errors import PathError
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
+BANK_DIR = "bank"
+MEMORY_DIRS = (MEMORY_DIR, BANK_DIR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +46,7 @@ def is_memory_path(rel: str) -> bool:
         return False
     if rel in ROOT_FILES:
         return True
-    return len(p.parts) >= 2 and p.parts[0] == MEMORY_DIR and p.suffix == ".md"
+    return len(p.parts) >= 2 and p.parts[0] in MEMORY_DIRS and p.suffix == ".md"
 
 
 def list_memory_files(workspace: Path) -> list[FileInfo]:
@@ -54,12 +57,12 @@ def list_memory_files(workspace: Path) -> list[FileInfo]:
         info = _regular_file(root, name)
         if info is not None:
             found.append(info)
-    mem_dir = root / MEMORY_DIR
-    try:
-        if stat.S_ISDIR(os.lstat(mem_dir).st_mode):
-            _walk(str(mem_dir), MEMORY_DIR, found)
-    except FileNotFoundError:
-        pass
+    for name in MEMORY_DIRS:
+        try:
+            if stat.S_ISDIR(os.lstat(root / name).st_mode):
+                _walk(str(root / name), name, found)
+        except FileNotFoundError:
+            pass
     found.sort(key=lambda f: f.path)
     if len(found) > 1 and found[0].path == "MEMORY.md" and found[1].path == "memory.md":
         # One file on case-insensitive file systems: list it once.
@@ -100,7 +103,7 @@ def resolve_memory_path(workspace: Path, rel: str) -> Path:
     """The absolute path of memory file ``rel``, or :class:`PathError` if it is not one.
 
     Refuses absolute paths, ``..``, hidden components, non-``.md`` files, files outside
-    ``MEMORY.md``/``memory.md``/``memory/``, and any symlink on the way.
+    ``MEMORY.md``/``memory.md``/``memory/``/``bank/``, and any symlink on the way.
     """
     if not isinstance(rel, str) or not rel.strip():
         raise PathError("path must be a non-empty workspace-relative path such as 'memory/2026-01-05.md'")
@@ -112,7 +115,9 @@ def resolve_memory_path(workspace: Path, rel: str) -> Path:
     if ".." in PurePosixPath(cleaned).parts:
         raise PathError(f"'..' is not allowed in memory paths: {rel!r}")
     if not is_memory_path(cleaned):
-        raise PathError(f"not a memory file: {rel!r}; only MEMORY.md, memory.md and memory/**/*.md can be read")
+        raise PathError(
+            f"not a memory file: {rel!r}; only MEMORY.md, memory.md, memory/**/*.md and bank/**/*.md can be read"
+        )
     root = workspace.resolve()
     current = root
     for part in PurePosixPath(cleaned).parts:

@@ -12,6 +12,11 @@ Tables (the spec's, with two deliberate changes recorded in docs/DESIGN.md):
   and the live index costs no second copy. Entries a live chunk uses are never pruned.
 - ``chunks_fts``: FTS5 over ``chunks(text, cjk)`` (external content, kept by triggers),
   ``porter unicode61 remove_diacritics 2``.
+- the fact tables (``facts``, ``fact_mentions``, ``entity_names``, ``fact_problems``, ``facts_fts``):
+  see :mod:`memlane.store.facts`.
+
+Schema changes are ordered migrations applied on open (``MIGRATIONS``); an index of an unknown
+version, or one that cannot be read, is moved aside and rebuilt from the Markdown.
 
 All writes go through :meth:`SQLiteStore.write`: one ``BEGIN IMMEDIATE`` transaction, so a
 reader never sees half of a change and a killed writer leaves the previous state.
@@ -33,9 +38,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import IndexError_
+from ..errors import IndexError_
+from .facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 PAGE_SIZE = 16384
 BUSY_TIMEOUT_MS = 30_000
 
@@ -92,7 +98,21 @@ _CHUNK_SCHEMA = [
     END""",
 ]
 
-_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
+_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"} | FACT_TABLES
+# Tables that hold rows with a vector (``seq`` and ``hash`` columns): what vector loads may name.
+VECTOR_TABLES = {"chunks": "idx_chunks_path", "facts": "idx_facts_path"}
+
+
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    """Version 2 adds the fact tables. Forgetting the fingerprint makes the next sync a full reindex,
+    so facts are derived from files the index already holds (their vectors come from the cache)."""
+    for stmt in FACT_SCHEMA:
+        conn.execute(stmt)
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
+# (from version, to version, step): applied in order on open, each in its own transaction.
+MIGRATIONS = [(1, 2, _migrate_1_to_2)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +174,8 @@ class SQLiteStore:
         self._rlock = threading.Lock()  # the reader connection
         self._read: sqlite3.Connection | None = None
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
+        self.migrated: list[str] = []  # migrations applied on open
+        self.facts = SQLiteFacts(self)
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = self._connect()
@@ -185,7 +207,7 @@ class SQLiteStore:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
         if not tables:
             with self.write():
-                for stmt in _BASE_SCHEMA + _CHUNK_SCHEMA:
+                for stmt in _BASE_SCHEMA + _CHUNK_SCHEMA + FACT_SCHEMA:
                     conn.execute(stmt)
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
             return
@@ -193,6 +215,14 @@ class SQLiteStore:
         if "meta" in tables:
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             version = row[0] if row else None
+        for old, new, step in MIGRATIONS:
+            if version == str(old):
+                with self.write():
+                    step(conn)
+                    self._set_meta("schema_version", str(new))
+                version = str(new)
+                self.migrated.append(f"index schema {old} -> {new}")
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
         if not tables >= _TABLES or version != str(SCHEMA_VERSION):
             raise sqlite3.DatabaseError(
                 f"index schema {version!r} does not match this memlane's ({SCHEMA_VERSION}) or tables are missing"
@@ -201,6 +231,8 @@ class SQLiteStore:
         conn.execute("SELECT count(*) FROM chunks").fetchone()
         conn.execute("SELECT count(*) FROM files").fetchone()
         conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'a' LIMIT 1").fetchall()
+        conn.execute("SELECT count(*) FROM facts").fetchone()
+        conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'a' LIMIT 1").fetchall()
 
     def _quarantine(self, reason: str) -> None:
         """Move a broken index aside (never delete it) and start empty; the files rebuild it."""
@@ -268,18 +300,20 @@ class SQLiteStore:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
         return int(rows.get("epoch", 0)), int(rows.get("generation", 0))
 
-    def live_seqs(self) -> npt.NDArray[np.int64]:
-        """Every chunk's seq, ascending."""
+    def live_seqs(self, table: str = "chunks") -> npt.NDArray[np.int64]:
+        """Every seq of ``table`` (chunks or facts), ascending."""
+        index = VECTOR_TABLES[table]
         with self._reading() as conn:
-            rows = conn.execute("SELECT seq FROM chunks INDEXED BY idx_chunks_path").fetchall()
+            rows = conn.execute(f"SELECT seq FROM {table} INDEXED BY {index}").fetchall()
         seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         seqs.sort()
         return seqs
 
     def vectors_for(
-        self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int
+        self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int, table: str = "chunks"
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """(seqs, matrix) for those of ``seqs`` that have a vector, ascending."""
+        """(seqs, matrix) for those of ``seqs`` of ``table`` that have a vector, ascending."""
+        assert table in VECTOR_TABLES
         found_seqs: list[int] = []
         blobs: list[bytes] = []
         ids = [int(x) for x in seqs]
@@ -287,7 +321,7 @@ class SQLiteStore:
             for i in range(0, len(ids), 500):
                 part = ids[i : i + 500]
                 rows = conn.execute(
-                    "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e ON e.hash = c.hash "
+                    f"SELECT c.seq, e.embedding FROM {table} c JOIN embedding_cache e ON e.hash = c.hash "
                     "AND e.provider=? AND e.model=? AND e.provider_key=? "
                     f"WHERE c.seq IN ({','.join('?' * len(part))}) ORDER BY c.seq",
                     (key.provider, key.model, key.provider_key, *part),
@@ -328,12 +362,13 @@ class SQLiteStore:
         )
 
     def delete_file(self, path: str) -> None:
-        """Forget a file and its chunks; call inside :meth:`write`."""
+        """Forget a file, its chunks and its facts; call inside :meth:`write`."""
         self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
         self._conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.facts.delete_file(path)
 
     def reset(self) -> None:
-        """Empty files, chunks and the word index; call inside :meth:`write` (so it is atomic).
+        """Empty files, chunks, facts and the word indexes; call inside :meth:`write` (so it is atomic).
 
         Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors.
         """
@@ -347,7 +382,9 @@ class SQLiteStore:
             "DROP TABLE chunks",
         ):
             self._conn.execute(stmt)
-        for stmt in _CHUNK_SCHEMA:
+        for stmt in FACT_DROP:
+            self._conn.execute(stmt)
+        for stmt in _CHUNK_SCHEMA + FACT_SCHEMA:
             self._conn.execute(stmt)
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
@@ -438,18 +475,21 @@ class SQLiteStore:
             [(now, key.provider, key.model, key.provider_key, h) for h in hashes],
         )
 
-    def load_vectors(self, key: EmbeddingKey, dims: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """The live index's (seqs, matrix): one unit vector per chunk that has one.
+    def load_vectors(
+        self, key: EmbeddingKey, dims: int, table: str = "chunks"
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The live index's (seqs, matrix): one unit vector per row of ``table`` (chunks or facts) that has one.
 
         Rows are streamed into a preallocated matrix: holding them all as Python bytes first would
         double the peak memory (170 MB more at 100k chunks).
         """
         with self._reading() as conn:
-            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            assert table in VECTOR_TABLES
+            total = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             seqs = np.empty(total, dtype=np.int64)
             matrix = np.empty((total, dims), dtype=np.float32)
             cursor = conn.execute(
-                "SELECT c.seq, e.embedding FROM chunks c JOIN embedding_cache e "
+                f"SELECT c.seq, e.embedding FROM {table} c JOIN embedding_cache e "
                 "ON e.hash = c.hash AND e.provider=? AND e.model=? AND e.provider_key=? ORDER BY c.seq",
                 (key.provider, key.model, key.provider_key),
             )
@@ -473,7 +513,10 @@ class SQLiteStore:
         params: list[Any] = []
         live_clause = ""
         if live is not None:
-            live_clause = "AND NOT (provider=? AND model=? AND provider_key=? AND hash IN (SELECT hash FROM chunks))"
+            live_clause = (
+                "AND NOT (provider=? AND model=? AND provider_key=? "
+                "AND hash IN (SELECT hash FROM chunks UNION SELECT hash FROM facts))"
+            )
             params = [live.provider, live.model, live.provider_key]
         spare = self._conn.execute(f"SELECT count(*) FROM embedding_cache WHERE 1=1 {live_clause}", params).fetchone()[
             0

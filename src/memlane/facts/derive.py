@@ -1,0 +1,130 @@
+"""One memory file -> the rows of the fact index: its Retain facts, its problems, its entity names.
+
+Pure: a file's text in, rows out. The sync pipeline calls :func:`derive_file` for every file whose
+content changed, in the same pass that chunks it, and writes the rows in the same transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ..chunking import text_hash
+from ..keywords import STOPWORDS, cjk_terms
+from ..store import EntityName, FactRow
+from .entities import is_entity_page, parse_entity_page
+from .retain import RetainFact, parse_retain, retain_sections
+from .timeparse import event_time
+
+# Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
+FACTS_VERSION = 2
+_DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
+
+
+@dataclass
+class FileFacts:
+    facts: list[FactRow] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    names: list[EntityName] = field(default_factory=list)
+
+
+def day_of(path: str) -> dt.date | None:
+    """The date of a daily log (``memory/2025-11-27.md``, ``memory/archive/2025/2025-11-27-trip.md``)."""
+    p = PurePosixPath(path)
+    if p.parts[:1] != ("memory",):
+        return None
+    m = _DAY_FILE.match(p.name)
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def fact_key(fact: RetainFact, names: list[str]) -> str:
+    """The text a fact is embedded as: its content, led by the entities it is about when the content
+    does not name them (``- B @warelay: I fixed ...`` is about warelay)."""
+    lowered = fact.content.casefold()
+    missing = [n for n in names if n.casefold() not in lowered]
+    return f"{', '.join(missing)}: {fact.content}" if missing else fact.content
+
+
+def derive_file(path: str, text: str) -> FileFacts:
+    out = FileFacts()
+    if is_entity_page(path):
+        page = parse_entity_page(path, text)
+        out.names = [EntityName(norm, page.slug, path, how) for norm, how in page.names()]
+    if "etain" not in text:  # no Retain heading possible: skip the parse (most daily notes)
+        return out
+    facts, problems = parse_retain(text)
+    out.problems = [(p.line, p.message) for p in problems]
+    if not facts:
+        return out
+    day = day_of(path)
+    lines = text.splitlines()
+    inside = {i for s, e in retain_sections(lines) for i in range(s, e)}
+    log_lines = [(i, ln) for i, ln in enumerate(lines) if i not in inside and ln.strip()]
+    for f in facts:
+        names = [m.name for m in f.mentions]
+        key = fact_key(f, names)
+        when = event_time(f.content, day)
+        anchors = anchor_lines(f, log_lines)
+        ident = text_hash(f"{path}\x00{f.kind}\x00{f.content}\x00{f.confidence}")
+        out.facts.append(
+            FactRow(
+                id=ident,
+                path=path,
+                start_line=f.start_line,
+                end_line=f.end_line,
+                kind=f.kind,
+                content=f.content,
+                day=day.isoformat() if day else None,
+                t_start=when.start.isoformat() if when else None,
+                t_end=when.end.isoformat() if when else None,
+                confidence=f.confidence,
+                hash=text_hash(key),
+                key=key,
+                anchors=tuple(anchors),
+                context="\n".join(lines[a - 1] for a in anchors),
+                cjk=cjk_terms(key),
+                mentions=tuple((m.norm, m.name) for m in f.mentions),
+            )
+        )
+    return out
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, cut to five letters: a crude stemmer that is enough to match a fact to its lines."""
+    return {w[:5] for w in _TOKEN.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS}
+
+
+def anchor_lines(fact: RetainFact, log: list[tuple[int, str]], most: int = 2) -> list[int]:
+    """The lines of the file's log (outside Retain sections) the fact was most likely drawn from: those
+    sharing its rarest words (weights from how many lines of this file use a word). 1-based."""
+    if not log:
+        return []
+    stems = [_stems(text) for _, text in log]
+    wanted = _stems(fact.content)
+    df: dict[str, int] = {}
+    for s in stems:
+        for w in s & wanted:
+            df[w] = df.get(w, 0) + 1
+    n = len(log)
+    scored = []
+    for (i, _), s in zip(log, stems, strict=True):
+        shared = s & wanted
+        if shared:
+            score = sum(math.log(1 + n / df[w]) for w in shared)
+            scored.append((score, i))
+    if not scored:
+        return []
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    best = scored[0][0]
+    return sorted(i + 1 for score, i in scored[:most] if score >= 0.7 * best)

@@ -1,0 +1,390 @@
+"""Recall: a small, cited bundle of facts for a question, from one ranker over several signals.
+
+Candidates come from four pools, each ``k x candidateMultiplier`` deep: the word index over facts
+(BM25), the fact vectors (cosine), the facts of entities the question names, and the facts whose time
+falls in the question's time words. Every candidate is then scored on every signal::
+
+    score = vectorWeight * cosine + textWeight * bm25 / best bm25      (relevance, weights sum to 1)
+          + contextWeight * how well the fact's own day log matches the question
+          + entityWeight  * (about an entity the question names)
+          + relatedWeight * (about an entity often mentioned with it)
+          + timeWeight    * (its event time, else its day, falls in the question's window)
+          + opinionWeight * confidence  (opinions, for preference questions: "what does Peter prefer?")
+
+``--since`` / ``--until`` / ``--kind`` / ``--entity`` are hard filters; ``budget`` keeps the best facts
+that fit that many tokens. Pure ranking over the store's fact tables: the caller gives the query
+vector, the fact vectors and the day-log relevance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..config import RecallSettings
+from ..errors import MemlaneError
+from ..keywords import STOPWORDS, match_expression
+from ..store import FactFilter, SQLiteStore, StoredFact
+from ..vectors import VectorIndex
+from .entities import Entity, EntityDirectory
+from .retain import KIND_LETTERS, KINDS
+from .timeparse import QueryTime, TimeRange, query_time
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+# The day logs' best chunks for the query: (path, start line, end line, score), best first.
+ChunkHits = Callable[[], list[tuple[str, int, int, float]]]
+
+_OPINION_CUES = re.compile(
+    r"\b(?:prefer\w*|favou?rite\w*|opinions?|likes?|liked|loves?|hates?|dislikes?|enjoys?|thinks?|"
+    r"thoughts?|feels?|believes?|views?|wants?|wish\w*|rather|taste|stand)\b",
+    re.IGNORECASE,
+)
+# "When did ...", "what date", "how long ago": a fact that names its own time answers these best.
+_WHEN_CUES = re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:date|day|month|year|week)\b|\bhow\s+long\s+ago\b", re.I)
+_RECENT_CUES = re.compile(r"\b(?:current(?:ly)?|now|latest|recent(?:ly)?|these days|still|anymore)\b", re.I)
+RELATED_PER_ENTITY = 3  # related entities followed per named entity
+
+
+@dataclass(frozen=True)
+class RecalledFact:
+    kind: str
+    day: str | None
+    time: TimeRange | None
+    entities: list[str]
+    content: str
+    confidence: float | None
+    source: str
+    score: float
+    signals: dict[str, float] | None = None  # with explain: each signal before weighting
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "day": self.day,
+            "time": self.time.to_dict() if self.time else None,
+            "entities": list(self.entities),
+            "content": self.content,
+            "confidence": self.confidence,
+            "source": self.source,
+            "score": round(self.score, 4),
+        }
+        if self.signals is not None:
+            out["signals"] = {k: round(v, 4) for k, v in self.signals.items()}
+        return out
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    name: str
+    page: str | None
+    facts: int  # how many facts mention it
+    match: str  # "query" (the question names it), "filter" (--entity), "related"
+    via: str | None = None  # for "related": the named entity it is mentioned with
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "page": self.page, "facts": self.facts, "match": self.match}
+        if self.via is not None:
+            out["via"] = self.via
+        return out
+
+
+@dataclass(frozen=True)
+class RecallResponse:
+    facts: list[RecalledFact]
+    entities: list[EntityRef]
+    notes: list[str] = field(default_factory=list)
+    time: QueryTime | None = None  # the window the question's time words asked about
+    candidates: list[RecalledFact] | None = None  # with explain: every fact that was scored, best first
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "facts": [f.to_dict() for f in self.facts],
+            "entities": [e.to_dict() for e in self.entities],
+            "notes": list(self.notes),
+        }
+        if self.time is not None:
+            out["time"] = self.time.to_dict()
+        return out
+
+
+def parse_kinds(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``world,opinion`` or ``W,O`` (or a list of either) -> the kinds' names; None for all kinds."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for raw in items:
+        item = str(raw).strip()
+        if not item:
+            continue
+        name = KINDS.get(item.upper()) if len(item) == 1 else item.lower()
+        if name not in KIND_LETTERS:
+            raise MemlaneError(
+                f"unknown fact kind {item!r}: use world, experience, opinion, observation (or W, B, O, S)"
+            )
+        out.append(name)
+    return tuple(dict.fromkeys(out)) or None
+
+
+@dataclass
+class _Candidate:
+    seq: int
+    vector: float = 0.0  # cosine to the query
+    text: float = 0.0  # BM25 / best BM25
+    context: float = 0.0  # the day log around it
+    entity: float = 0.0  # 1: about an entity the query names
+    related: float = 0.0  # about an entity mentioned with it: its share of the co-mentions
+    time: float = 0.0  # in the query's time window
+    dated: float = 0.0  # names its own time, for a "when" question
+    opinion: float = 0.0  # an opinion's confidence, for a preference question
+    score: float = 0.0
+
+    def signals(self) -> dict[str, float]:
+        return {
+            "vector": self.vector,
+            "text": self.text,
+            "context": self.context,
+            "entity": self.entity,
+            "related": self.related,
+            "time": self.time,
+            "dated": self.dated,
+            "opinion": self.opinion,
+        }
+
+
+def recall(
+    store: SQLiteStore,
+    query: str,
+    *,
+    settings: RecallSettings,
+    now: dt.datetime,
+    k: int | None = None,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    kinds: tuple[str, ...] | None = None,
+    entity: str | None = None,
+    budget: int | None = None,
+    query_vec: npt.NDArray[np.float32] | None = None,
+    vectors: VectorIndex | None = None,
+    context: ChunkHits | None = None,
+    count_tokens: TokenCounter | None = None,
+    explain: bool = False,
+) -> RecallResponse:
+    """The best facts for ``query`` (see the module docstring for the ranking). ``explain`` adds each
+    fact's signals and the list of every candidate that was scored."""
+    limit = k or settings.k
+    notes: list[str] = []
+    directory = EntityDirectory(
+        [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
+    )
+    refs: list[EntityRef] = []
+    norms: tuple[str, ...] | None = None
+    if entity is not None:
+        wanted = directory.resolve(entity)
+        if wanted is None:
+            hint = directory.suggest(entity)
+            raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
+        norms = tuple(sorted(wanted.norms))
+        refs.append(EntityRef(wanted.name, wanted.page, directory.counts.get(wanted.key, 0), "filter"))
+    where = FactFilter(kinds, since, until, norms)
+
+    pool = limit * settings.candidate_multiplier
+    candidates: dict[int, _Candidate] = {}
+
+    # Lexical: the fact's words and the words of the log it came from.
+    match = match_expression(query, ("text", "context")) if query.strip() else None
+    hits = store.facts.keyword_search(match, pool, where) if match else []
+    best = max((s for _, s in hits), default=0.0)
+    for seq, raw in hits:
+        candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
+
+    # Semantic: cosine over the fact vectors (within the filter).
+    sims: npt.NDArray[np.float32] | None = None
+    if query_vec is not None and vectors is not None and len(vectors.seqs):
+        sims = vectors.matrix @ query_vec
+        allowed = sims
+        if not where.empty:
+            mask = np.isin(vectors.seqs, np.asarray(store.facts.seqs(where), dtype=np.int64))
+            allowed = np.where(mask, sims, -np.inf)
+        n = min(pool, int(np.isfinite(allowed).sum()))
+        if n:
+            top = np.argpartition(-allowed, n - 1)[:n] if n < len(allowed) else np.argsort(-allowed)[:n]
+            for i in top:
+                candidates.setdefault(int(vectors.seqs[i]), _Candidate(int(vectors.seqs[i])))
+
+    # Entities the question names, and those often mentioned with them.
+    named = directory.named_in(query, STOPWORDS)
+    named_keys = {e.key for e, _ in named}
+    related: dict[str, tuple[Entity, float, str]] = {}
+    for ent, _words in named:
+        refs.append(EntityRef(ent.name, ent.page, directory.counts.get(ent.key, 0), "query"))
+        co = store.facts.co_mentions(sorted(ent.norms))
+        top_count = co[0][1] if co else 0
+        for norm, count in co[: RELATED_PER_ENTITY * 3]:
+            other = directory.of_norm(norm)
+            if other is None or other.key in named_keys or other.key in related:
+                continue
+            related[other.key] = (other, count / top_count if top_count else 0.0, ent.name)
+            if sum(1 for r in related.values() if r[2] == ent.name) >= RELATED_PER_ENTITY:
+                break
+    for other, _share, via in related.values():
+        refs.append(EntityRef(other.name, other.page, directory.counts.get(other.key, 0), "related", via))
+    named_norms = sorted({n for e, _ in named for n in e.norms})
+    related_norms = {n: share for other, share, _ in related.values() for n in other.norms}
+    for seq in store.facts.mentioning(named_norms, pool) + store.facts.mentioning(sorted(related_norms), pool):
+        candidates.setdefault(seq, _Candidate(seq))
+
+    # Time words: "last week", "in May 2023", "around Nov 27", "since March".
+    asked = query_time(query, now.date())
+    if asked is not None:
+        notes.append(f"time: {asked.text!r} read as {asked.window}")
+        lag = dt.timedelta(days=REPORT_LAG_DAYS)
+        for seq in store.facts.in_window(asked.window.start, asked.window.end + lag, pool):
+            candidates.setdefault(seq, _Candidate(seq))
+
+    if not candidates:
+        total = store.facts.counts()["facts"]
+        if total == 0:
+            notes.append("no facts indexed: add '## Retain' bullets (- W @Name: ...) to memory files")
+        return RecallResponse([], refs, notes, asked)
+
+    facts = store.facts.by_seq(candidates)
+    if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
+        allowed_set = set(store.facts.seqs(where))
+        candidates = {s: c for s, c in candidates.items() if s in allowed_set}
+    if sims is not None and vectors is not None:
+        seqs = list(candidates)
+        for seq, row in zip(seqs, vectors.rows_of(seqs), strict=True):
+            if row >= 0:
+                candidates[seq].vector = max(float(sims[row]), 0.0)
+    ctx = _DayContext(context() if context is not None and settings.context_weight > 0 else [])
+    wants_opinion = bool(_OPINION_CUES.search(query))
+    wants_recent = bool(_RECENT_CUES.search(query))
+    wants_when = bool(_WHEN_CUES.search(query))
+    days = sorted({f.day for f in facts.values() if f.day})
+    day_rank = {d: (i + 1) / len(days) for i, d in enumerate(days)}
+    wv, wt = settings.vector_weight, settings.text_weight
+    if not hits:  # nothing matched lexically: the text signal is absent, not zero
+        wv, wt = wv + wt, 0.0
+    elif sims is None:
+        wv, wt = 0.0, wv + wt
+    total_w = (wv + wt) or 1.0
+    for seq, c in candidates.items():
+        f = facts.get(seq)
+        if f is None:
+            continue
+        mentions = {norm for norm, _ in f.mentions}
+        if mentions & set(named_norms):
+            c.entity = 1.0
+        elif mentions & set(related_norms):
+            c.related = max(related_norms[n] for n in mentions & set(related_norms))
+        c.context = ctx.score(f)
+        c.time = _time_signal(f, asked.window if asked else None)
+        if wants_recent and f.day:
+            c.time = max(c.time, 0.5 * day_rank.get(f.day, 0.0))
+        if wants_when and f.t_start:
+            c.dated = 1.0
+        if wants_opinion and f.kind == "opinion":
+            c.opinion = f.confidence if f.confidence is not None else 0.5
+        c.score = (
+            (wv * c.vector + wt * c.text) / total_w
+            + settings.context_weight * c.context
+            + settings.entity_weight * c.entity
+            + settings.related_weight * c.related
+            + settings.time_weight * c.time
+            + settings.dated_weight * c.dated
+            + settings.opinion_weight * c.opinion
+        )
+    ranked = sorted((c for c in candidates.values() if c.seq in facts), key=lambda c: (-c.score, c.seq))
+    chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
+    out = [_recalled(facts[c.seq], c, directory, explain) for c in chosen]
+    if budget is not None and len(chosen) < min(limit, len(ranked)):
+        notes.append(f"budget: {len(chosen)} facts fit in {budget} tokens")
+    every = [_recalled(facts[c.seq], c, directory, True) for c in ranked] if explain else None
+    return RecallResponse(out, refs, notes, asked, every)
+
+
+REPORT_LAG_DAYS = 10  # a log tells what happened in the days before it: "yesterday we got back from Rio"
+
+
+def _time_signal(f: StoredFact, window: TimeRange | None) -> float:
+    """1 when the fact's event time (else its day) falls in the window; 0.5 when only its day does; a
+    share fading from 0.5 to 0 when it was logged up to ``REPORT_LAG_DAYS`` after the window ended."""
+    if window is None:
+        return 0.0
+    day = dt.date.fromisoformat(f.day) if f.day else None
+    if f.t_start and f.t_end:
+        if window.overlaps(TimeRange(dt.date.fromisoformat(f.t_start), dt.date.fromisoformat(f.t_end))):
+            return 1.0
+        return 0.5 if day and window.contains(day) else 0.0
+    if day is None:
+        return 0.0
+    if window.contains(day):
+        return 1.0
+    late = (day - window.end).days
+    return 0.5 * (1 - late / (REPORT_LAG_DAYS + 1)) if 0 < late <= REPORT_LAG_DAYS else 0.0
+
+
+def _fit(
+    ranked: list[_Candidate],
+    facts: dict[int, StoredFact],
+    budget: int | None,
+    count_tokens: TokenCounter | None,
+    limit: int,
+) -> list[_Candidate]:
+    """The best facts, at most ``limit``; with a budget, the best that fit it in rank order."""
+    if budget is None:
+        return ranked[:limit]
+    count = count_tokens or (lambda texts: [len(t.split()) for t in texts])
+    chosen: list[_Candidate] = []
+    left = budget
+    for c in ranked:
+        f = facts[c.seq]
+        cost = count([f"{f.content} ({f.source})"])[0]
+        if cost <= left:
+            chosen.append(c)
+            left -= cost
+        if len(chosen) == limit or left <= 0:
+            break
+    return chosen
+
+
+def _recalled(f: StoredFact, c: _Candidate, directory: EntityDirectory, explain: bool) -> RecalledFact:
+    names: list[str] = []
+    for norm, name in f.mentions:
+        ent = directory.of_norm(norm)
+        shown = ent.name if ent is not None and ent.page is not None else name
+        if shown not in names:
+            names.append(shown)
+    time = (
+        TimeRange(dt.date.fromisoformat(f.t_start), dt.date.fromisoformat(f.t_end)) if f.t_start and f.t_end else None
+    )
+    signals = c.signals() if explain else None
+    return RecalledFact(f.kind, f.day, time, names, f.content, f.confidence, f.source, c.score, signals)
+
+
+class _DayContext:
+    """How well the log a fact was drawn from matches the question: the best chunk covering the fact's
+    anchor lines, else (at ``FILE_SHARE``) the best chunk of its file; the best chunk overall is 1."""
+
+    FILE_SHARE = 0.5
+
+    def __init__(self, hits: list[tuple[str, int, int, float]]) -> None:
+        self.by_path: dict[str, list[tuple[int, int, float]]] = {}
+        for path, start, end, score in hits:
+            self.by_path.setdefault(path, []).append((start, end, score))
+        self.top = max((s for _, _, _, s in hits), default=0.0)
+
+    def score(self, fact: StoredFact) -> float:
+        hits = self.by_path.get(fact.path)
+        if not hits or self.top <= 0:
+            return 0.0
+        file_best = max(s for _, _, s in hits)
+        anchored = max((s for a, b, s in hits if any(a <= x <= b for x in fact.anchors)), default=0.0)
+        return max(anchored, self.FILE_SHARE * file_best) / self.top
