@@ -1,7 +1,13 @@
-"""Search latency, index throughput, incremental sync, DB size and peak RSS at 1k / 10k / 100k chunks.
+"""Search latency, index throughput, incremental sync, DB size and peak RSS at 1k / 10k / 100k chunks,
+and recall latency on a 10,000-fact index of real text.
 
     .venv/bin/python bench/latency.py                 # all sizes (about 10 minutes on 2 cores)
     .venv/bin/python bench/latency.py --sizes 1000 10000
+    .venv/bin/python bench/latency.py --sizes --recall-facts 10000   # only the recall row
+
+The recall row copies LoCoMo's daily logs with their Retain bullets (../shared/bench/locomo, converted
+with to_workspace.py + to_retain.py) into one workspace, year after year until it holds the wanted
+number of facts, and asks 200 of its real questions, each once (every query embedding is computed).
 
 Synthetic Markdown: 100 chunks per file (a heading and three short lines each, Zipf-distributed
 words). Embedding 100k chunks with the real model would take ~40 minutes here, so the big
@@ -190,15 +196,75 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
+    """p50/p95 of mem.recall end to end (query embedding by the real model) on ~facts_target real facts."""
+    shared = ROOT.parent / "shared" / "bench" / "locomo"
+    if not (shared / "locomo10.json").exists():
+        print("recall row skipped: ../shared/bench/locomo is not there")
+        return None
+    src = work / "locomo-retain"
+    if not any(src.glob("*/recall_queries.jsonl")):
+        for script in ("to_workspace.py", "to_retain.py"):
+            subprocess.run(
+                [sys.executable, str(shared / script), str(shared / "locomo10.json"), str(src)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+    logs = sorted(src.glob("*/memory/*.md"))
+    per_copy = sum(p.read_text().count("\n- W @") for p in logs)
+    copies = max(1, -(-facts_target // per_copy))
+    ws = work / f"ws-recall-{facts_target}"
+    if ws.exists():
+        shutil.rmtree(ws)
+    (ws / "memory").mkdir(parents=True)
+    for c in range(copies):
+        for p in logs:
+            day = p.stem
+            (ws / "memory" / f"{int(day[:4]) - c}{day[4:]}-{p.parent.parent.name}.md").write_text(p.read_text())
+    questions = []
+    for f in sorted(src.glob("*/recall_queries.jsonl")):
+        questions += [json.loads(x)["question"] for x in f.read_text().splitlines() if x.strip()]
+    asked = list(dict.fromkeys(questions))[::7][:200]
+    store = work / f"idx-recall-{facts_target}.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(store) + suffix).unlink(missing_ok=True)
+    provider = BenchEmbedder()
+    with memlane.open(ws, agent="benchrecall", provider=provider, store={"path": str(store)}) as mem:
+        t = time.perf_counter()
+        mem.sync()
+        build = time.perf_counter() - t
+        facts = mem.status()["facts"]["facts"]
+        chunks = mem.status()["chunks"]
+        mem.recall("warm up the model and both vector matrices")
+        times = []
+        for q in asked:
+            t = time.perf_counter()
+            mem.recall(q, k=10)
+            times.append((time.perf_counter() - t) * 1000)
+    p50, p95 = pct(times)
+    return {"facts": facts, "chunks": chunks, "p50_ms": p50, "p95_ms": p95, "questions": len(asked), "build_s": build}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     ap.add_argument("--work", type=Path, default=ROOT / ".bench" / "latency")
+    ap.add_argument("--recall-facts", type=int, default=10000, help="facts in the recall row (0: no recall row)")
     ap.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.rss_child:
         rss_child(args.rss_child, args.work)
+        return
+    if args.recall_facts:
+        r = recall_latency(args.work, args.recall_facts)
+        if r is not None:
+            print(
+                f"recall, real text: {int(r['facts'])} facts + {int(r['chunks'])} chunks, {int(r['questions'])} "
+                f"questions: p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms (query embedding included; "
+                f"index built in {r['build_s']:.0f}s with hashed document vectors)"
+            )
+    if not args.sizes:
         return
 
     real = real_model_throughput(args.work)

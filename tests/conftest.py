@@ -98,3 +98,34 @@ def workspace(tmp_path: Path) -> Path:
         "- Config key memorySearch.query.hybrid controls fusion.\n",
     )
     return ws
+
+
+@pytest.fixture
+def fact_workspace(tmp_path: Path) -> Path:
+    """Daily logs with Retain sections, MEMORY.md and entity pages (Peter without aliases yet)."""
+    ws = tmp_path / "fws"
+    write(ws, "MEMORY.md", "# Memory\n\n## Retain\n- O(c=0.9) @Peter: Prefers concise replies on WhatsApp.\n")
+    write(
+        ws,
+        "memory/2025-11-20.md",
+        "# 2025-11-20\n\n- Peter flew to Vienna for the Kubernetes conference.\n"
+        "- Lunch with Dana: the billing rewrite needs a new invoice schema.\n\n"
+        "## Retain\n"
+        "- W @Peter: Peter is at a conference in Vienna this week.\n"
+        "- W @Dana @billing: Dana wants the billing rewrite done by March 2026.\n",
+    )
+    write(
+        ws,
+        "memory/2025-11-27.md",
+        "# 2025-11-27\n\n- Fixed the reconnect crash in warelay; the socket handler threw on close.\n"
+        "- Peter is away for Andy's birthday.\n\n"
+        "## Retain\n"
+        "- W @Peter: Currently in Marrakech (Nov 27–Dec 1, 2025) for Andy's birthday.\n"
+        "- B @warelay: I fixed the Baileys WS crash by wrapping connection.update handlers\n"
+        "  in try/catch.\n"
+        "- O(c=0.95) @Peter: Prefers concise replies (<1500 chars); long content goes into files.\n"
+        "- W @Pete @warelay: Pete reviewed the warelay reconnect patch.\n",
+    )
+    write(ws, "bank/entities/Peter.md", "# Peter\n\nFounder.\n")
+    write(ws, "bank/entities/warelay.md", "# warelay\n\nThe WhatsApp relay.\n")
+    return ws

@@ -71,7 +71,8 @@ def test_no_results_and_keyword_mode(workspace: Path, tmp_path: Path) -> None:
 
 def test_tools_command() -> None:
     code, out, _ = run("tools", "--style", "anthropic")
-    assert code == 0 and [t["name"] for t in json.loads(out)] == ["memory_search", "memory_get", "memory_write"]
+    assert code == 0 and [t["name"] for t in json.loads(out)][:3] == ["memory_search", "memory_recall", "memory_get"]
+    assert len(json.loads(out)) == 7
 
 
 def test_every_command_is_documented_in_readme() -> None:
@@ -107,3 +108,23 @@ def test_cli_search_sees_a_file_changed_since_the_last_index(tmp_path: Path) -> 
     out = runner.invoke(cli, ["-w", str(tmp_path), "search", "heron", "--json"])
     payload = json.loads(out.output)
     assert payload["stale"] is False and payload["results"][0]["path"] == "memory/2026-02-02.md"
+
+
+def test_recall_and_core_commands(fact_workspace: Path) -> None:
+    ws = str(fact_workspace)
+    code, out, _ = run("-w", ws, "recall", "Marrakech", "--json", "-k", "2")
+    payload = json.loads(out)
+    assert code == 0 and set(payload) == {"facts", "entities", "notes"} and len(payload["facts"]) <= 2
+    assert payload["facts"][0]["source"] == "memory/2025-11-27.md#L7"
+    assert payload["facts"][0]["time"] == {"start": "2025-11-27", "end": "2025-12-01"}
+    code, out, err = run("-w", ws, "recall", "crash", "--entity", "warelay", "--kind", "experience", "--explain")
+    assert code == 0 and "I fixed the Baileys WS crash" in out and "memory/2025-11-27.md#L8-L9" in out
+    assert "experience · 2025-11-27 · @warelay" in out and "vector=" in out and "entity: warelay (filter" in err
+    code, out, err = run("-w", ws, "recall", "x", "--since", "soonish")
+    assert code == 1 and "since: cannot read 'soonish'" in err and "Traceback" not in err
+    code, out, err = run("-w", ws, "recall", "x", "--entity", "Petr")
+    assert code == 1 and "did you mean Peter?" in err
+    code, out, err = run("-w", ws, "core")
+    assert code == 0 and out.startswith("# Memory") and "MEMORY.md: 76 of 5,000 characters" in err
+    code, out, _ = run("-w", ws, "status")
+    assert code == 0 and "7 facts, 5 entities (2 with a page), 0 unreadable Retain bullets" in out

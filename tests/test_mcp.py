@@ -23,11 +23,28 @@ def _args(workspace: Path) -> list[str]:
 
 async def _exercise(client: Client, workspace: Path) -> dict[str, Any]:
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) == {"memory_search", "memory_get", "memory_write"}
-    assert tools["memory_search"].annotations.read_only_hint is True
-    assert tools["memory_get"].annotations.read_only_hint is True
-    assert tools["memory_write"].annotations.read_only_hint is False
+    reads = {"memory_search", "memory_recall", "memory_get", "memory_core"}
+    assert set(tools) == reads | {"memory_write", "memory_replace", "memory_insert"}
+    for name, tool in tools.items():
+        assert tool.annotations.read_only_hint is (name in reads), name
+        assert tool.annotations.destructive_hint is (name == "memory_replace"), name
     assert "from" in tools["memory_get"].input_schema["properties"]
+    assert {"query", "k", "since", "until", "kind", "entity", "budget", "now"} <= set(
+        tools["memory_recall"].input_schema["properties"]
+    )
+
+    recalled = await client.call_tool("memory_recall", {"query": "Where is Peter?", "k": 2})
+    assert not recalled.is_error
+    fact = recalled.structured_content["facts"][0]  # type: ignore[index]
+    assert fact["content"] == "Peter is in Lisbon this week." and fact["source"] == "MEMORY.md#L6"
+    core = await client.call_tool("memory_core", {})
+    assert core.structured_content["path"] == "MEMORY.md" and "PostgreSQL" in core.structured_content["text"]  # type: ignore[index]
+    inserted = await client.call_tool("memory_insert", {"path": "bank/world.md", "text": "# World", "line": 0})
+    assert not inserted.is_error and (workspace / "bank" / "world.md").read_text() == "# World\n"
+    replaced = await client.call_tool("memory_replace", {"path": "MEMORY.md", "old": "Lisbon", "new": "Porto"})
+    assert not replaced.is_error and replaced.structured_content["startLine"] == 6  # type: ignore[index]
+    twice = await client.call_tool("memory_replace", {"path": "MEMORY.md", "old": "Lisbon", "new": "Porto"})
+    assert twice.is_error and "not in MEMORY.md" in json.dumps([c.model_dump() for c in twice.content])
 
     found = await client.call_tool("memory_search", {"query": "PostgreSQL", "maxResults": 2})
     assert not found.is_error
@@ -44,8 +61,11 @@ async def _exercise(client: Client, workspace: Path) -> dict[str, Any]:
     return {"written": wrote.structured_content}
 
 
+FACTS = "# Facts\n\nThe database is PostgreSQL 16.\n\n## Retain\n- W @Peter: Peter is in Lisbon this week.\n"
+
+
 def test_stdio_server(workspace: Path) -> None:
-    write(workspace, "MEMORY.md", "# Facts\n\nThe database is PostgreSQL 16.\n")
+    write(workspace, "MEMORY.md", FACTS)
     params = StdioServerParameters(command=sys.executable, args=_args(workspace), env=dict(os.environ))
 
     async def main() -> dict[str, Any]:
@@ -63,7 +83,7 @@ def _free_port() -> int:
 
 
 def test_streamable_http_server(workspace: Path) -> None:
-    write(workspace, "MEMORY.md", "# Facts\n\nThe database is PostgreSQL 16.\n")
+    write(workspace, "MEMORY.md", FACTS)
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, *_args(workspace), "--http", "--port", str(port)],

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from .errors import MemlaneError
+from .facts import RecallResponse
 from .memory import Memory, open_memory
 from .search import SearchResponse
 from .sync import EmbedPlan
@@ -20,6 +21,7 @@ from .tools import tool_definitions
 
 DEMO_WORKSPACE = Path(__file__).with_name("demo")
 DEMO_QUERIES = ("which database did we pick and why?", "OPENAI_API_KEY", "周末的计划")
+DEMO_RECALL = "what does Dana prefer?"
 
 
 def _fail(message: str) -> None:
@@ -174,6 +176,84 @@ def search(ctx: click.Context, query: str, max_results: int | None, min_score: f
         _print_response(mem.search(query, max_results=max_results, min_score=min_score, fresh=True), as_json)
 
 
+def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:
+    if as_json:
+        payload = resp.to_dict()
+        if explain:
+            payload["facts"] = [f.to_dict() for f in resp.facts]
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for note in resp.notes:
+        click.echo(f"note: {note}", err=True)
+    for e in resp.entities:
+        how = f"related via {e.via}" if e.match == "related" else ("named" if e.match == "query" else e.match)
+        click.echo(f"entity: {e.name} ({how}; {e.facts} facts{'; ' + e.page if e.page else ''})", err=True)
+    if not resp.facts:
+        click.echo("no facts")
+        return
+    for i, f in enumerate(resp.facts, 1):
+        click.echo(f"{i:>2}. {f.content}")
+        parts = [f.kind, f.day or "undated"]
+        if f.time is not None:
+            parts.append(f"time {f.time}")
+        if f.entities:
+            parts.append(" ".join("@" + e for e in f.entities))
+        if f.confidence is not None:
+            parts.append(f"c={f.confidence:g}")
+        parts += [click.style(f.source, bold=True), f"{f.score:.3f}"]
+        click.echo("    " + " · ".join(parts))
+        if explain and f.signals:
+            click.echo("    " + " ".join(f"{k}={v:.2f}" for k, v in f.signals.items() if v))
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--k", "-k", "k", type=click.IntRange(min=1), help="Facts at most (default recall.k, 25).")
+@click.option("--since", help="Only facts from then on: 30d, 2w, 6m, 1y, YYYY-MM-DD, YYYY-MM, YYYY.")
+@click.option("--until", help="Only facts up to then: YYYY-MM-DD, YYYY-MM, YYYY, or a span such as 1y.")
+@click.option("--kind", help="Only these kinds, comma-separated: world, experience, opinion, observation (W,B,O,S).")
+@click.option("--entity", help="Only facts about this entity (its name or an alias).")
+@click.option("--budget", type=click.IntRange(min=1), help="Keep the best facts that fit this many tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the memory_recall payload as JSON.")
+@click.option("--explain", is_flag=True, help="Show each fact's signals (cosine, words, context, entity, time).")
+@click.pass_context
+def recall(
+    ctx: click.Context,
+    query: str,
+    k: int | None,
+    since: str | None,
+    until: str | None,
+    kind: str | None,
+    entity: str | None,
+    budget: int | None,
+    as_json: bool,
+    explain: bool,
+) -> None:
+    """Recall the facts (## Retain bullets) that answer QUERY, each with its source line."""
+    with _memory(ctx) as mem:
+        resp = mem.recall(
+            query, k=k, since=since, until=until, kinds=kind, entity=entity, budget=budget, fresh=True, explain=explain
+        )
+        _print_recall(resp, as_json, explain)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the memory_core payload as JSON.")
+@click.pass_context
+def core(ctx: click.Context, as_json: bool) -> None:
+    """Print the core block (MEMORY.md) with its size against core.maxChars."""
+    with _memory(ctx) as mem:
+        out = mem.core()
+    if as_json:
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        return
+    click.echo(out["text"], nl=False)
+    click.echo(f"{out['path']}: {out['chars']:,} of {out['maxChars']:,} characters (core.maxChars)", err=True)
+    for key in ("warning", "note"):
+        if key in out:
+            click.echo(f"{key}: {out[key]}", err=True)
+
+
 @cli.command()
 @click.argument("text")
 @click.option("--heading", help="Put the note under this heading (created if missing).")
@@ -200,7 +280,7 @@ def remember(ctx: click.Context, text: str, heading: str | None, long_term: bool
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port for --http.")
 @click.pass_context
 def mcp(ctx: click.Context, http: bool, host: str, port: int) -> None:
-    """Serve memory_search, memory_get and memory_write over MCP (stdio by default)."""
+    """Serve the memory tools (search, recall, get, core, write, replace, insert) over MCP (stdio by default)."""
     from .mcp_server import serve
 
     with _memory(ctx) as mem:
@@ -261,6 +341,13 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
         f"{'dirty' if info['dirty'] else 'up to date'}{'' if info['indexed'] else ' (never built)'}"
     )
     click.echo(f"store      {info['store']['path']} ({info['store']['bytes']:,} bytes)")
+    facts = info["facts"]
+    click.echo(
+        f"facts      {facts['facts']} facts, {facts['entities']} entities ({facts['pages']} with a page), "
+        f"{facts['problems']} unreadable Retain bullets"
+    )
+    for line in facts["problemLines"][:10] + facts["hints"][:10]:
+        click.echo(f"           {line}")
     click.echo(
         f"provider   {info['provider'] or 'none'} / {info['model'] or '-'} ({info['dims'] or 0} dims): "
         f"{info['providerReason']}"
@@ -288,7 +375,7 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
 @click.argument("queries", nargs=-1)
 @click.pass_context
 def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:
-    """Index the bundled demo workspace and run a few searches on it."""
+    """Index the bundled demo workspace and run a few searches and a recall on it."""
     ctx.obj["workspace"] = ctx.obj["workspace"] or DEMO_WORKSPACE
     if ctx.obj["agent"] == "main":
         ctx.obj["agent"] = "demo"
@@ -298,6 +385,9 @@ def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:
         for query in queries or DEMO_QUERIES:
             click.echo(click.style(f"\n$ memlane search {query!r}", fg="cyan"))
             _print_response(mem.search(query, max_results=3), as_json=False)
+        if not queries:
+            click.echo(click.style(f"\n$ memlane recall {DEMO_RECALL!r} -k 3", fg="cyan"))
+            _print_recall(mem.recall(DEMO_RECALL, k=3), as_json=False, explain=False)
 
 
 @cli.command()
@@ -308,7 +398,7 @@ def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:
     show_default=True,
 )
 def tools(style: str) -> None:
-    """Print the memory_search / memory_get tool definitions."""
+    """Print the agent tool definitions (memory_search, memory_recall, memory_get, ...)."""
     click.echo(json.dumps(tool_definitions(style), indent=2))
 
 

@@ -167,7 +167,7 @@ class RecallSettings(_Model):
     vector_weight: float = Field(0.7, ge=0)  # cosine of the fact to the query
     text_weight: float = Field(0.3, ge=0)  # BM25 over the fact (and its context), scaled by the best
     context_weight: float = Field(0.5, ge=0)  # how well the log lines the fact came from match the query
-    entity_weight: float = Field(0.1, ge=0)  # the fact is about an entity the query names
+    entity_weight: float = Field(0.2, ge=0)  # the fact is about an entity the query names
     related_weight: float = Field(0.05, ge=0)  # ... about an entity often mentioned with it
     time_weight: float = Field(0.3, ge=0)  # the fact's time falls in the query's time words
     dated_weight: float = Field(0.1, ge=0)  # the fact names its own time, for a "when" question

@@ -1,4 +1,4 @@
-"""``memlane mcp``: memory_search, memory_get and memory_write as an MCP server (stdio or HTTP).
+"""``memlane mcp``: the memory tools (search, recall, get, core, write, replace, insert) as an MCP server.
 
 Built on the official MCP Python SDK. The tools run :func:`memlane.tools.run_tool`, so an MCP client
 gets the same payloads as any other agent integration (errors as ``{"error": ...}``). The server
@@ -8,17 +8,18 @@ keeps its Memory open with the watcher running, so the index follows the files w
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from .memory import Memory
-from .tools import DESCRIPTIONS, READ_ONLY, run_tool
+from .tools import DESCRIPTIONS, READ_ONLY, TOOL_NAMES, run_tool
 
 INSTRUCTIONS = (
-    "Long-term memory of this agent, kept as Markdown (MEMORY.md and memory/YYYY-MM-DD.md). "
-    "Search it before answering questions about past decisions, people, preferences or dates; "
-    "write to it when something should be remembered."
+    "Long-term memory of this agent, kept as Markdown (MEMORY.md, memory/YYYY-MM-DD.md, bank/). "
+    "Read memory_core at the start of a session. Search or recall before answering questions about past "
+    "decisions, people, preferences or dates; write to it when something should be remembered."
 )
 
 
@@ -56,20 +57,53 @@ def build_server(memory: Memory) -> Any:
         return_annotation=dict[str, Any],
     )
 
+    def memory_recall(
+        query: str,
+        k: Annotated[int | None, Field(ge=1)] = None,
+        since: str | None = None,
+        until: str | None = None,
+        kind: str | list[str] | None = None,
+        entity: str | None = None,
+        budget: Annotated[int | None, Field(ge=1)] = None,
+        now: str | None = None,
+    ) -> dict[str, Any]:
+        args: dict[str, Any] = {"query": query, "k": k, "since": since, "until": until, "kind": kind}
+        return call("memory_recall", {**args, "entity": entity, "budget": budget, "now": now})
+
+    def memory_core() -> dict[str, Any]:
+        return call("memory_core", {})
+
     def memory_write(text: str, heading: str | None = None, longTerm: bool = False) -> dict[str, Any]:
         args: dict[str, Any] = {"text": text, "heading": heading, "longTerm": longTerm}
         return call("memory_write", args)
 
-    for name, fn in (("memory_search", memory_search), ("memory_get", memory_get), ("memory_write", memory_write)):
+    def memory_replace(path: str, old: str, new: str) -> dict[str, Any]:
+        return call("memory_replace", {"path": path, "old": old, "new": new})
+
+    def memory_insert(
+        path: str, text: str, line: Annotated[int | None, Field(ge=-1)] = None, heading: str | None = None
+    ) -> dict[str, Any]:
+        return call("memory_insert", {"path": path, "text": text, "line": line, "heading": heading})
+
+    handlers: dict[str, Callable[..., dict[str, Any]]] = {
+        "memory_search": memory_search,
+        "memory_recall": memory_recall,
+        "memory_get": memory_get,
+        "memory_core": memory_core,
+        "memory_write": memory_write,
+        "memory_replace": memory_replace,
+        "memory_insert": memory_insert,
+    }
+    for name in TOOL_NAMES:
         read_only = READ_ONLY[name]
         server.add_tool(
-            fn,
+            handlers[name],
             name=name,
             description=DESCRIPTIONS[name],
             annotations=ToolAnnotations(
                 title=name.replace("_", " "),
                 read_only_hint=read_only,
-                destructive_hint=False,  # memory_write only appends
+                destructive_hint=name == "memory_replace",  # the others only read or add
                 idempotent_hint=read_only,
                 open_world_hint=False,
             ),

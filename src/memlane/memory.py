@@ -14,16 +14,17 @@ from typing import Any
 from . import config as config_mod
 from .background import Background
 from .batching import BatchRun
-from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from .embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
 from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
-from .facts.recall import RecallResponse, parse_kinds, recall
+from .facts.entities import EntityDirectory, entity_hints
+from .facts.recall import RecallResponse, entity_directory, parse_kinds, recall
 from .facts.timeparse import parse_bound
 from .flush import STATE_FILE, FlushDecision, plan_flush
 from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import list_sessions, read_session, sync_sessions
-from .store import FileState, SQLiteStore
+from .store import SQLiteStore
 from .sync import (
     PlanHook,
     Progress,
@@ -36,7 +37,7 @@ from .sync import (
 )
 from .vectors import LiveVectors, VectorIndex
 from .workspace import read_lines, resolve_memory_path
-from .writer import write_note
+from .writer import CORE_FILES, insert_text, replace_passage, write_note
 
 
 class Memory:
@@ -56,8 +57,9 @@ class Memory:
         self._store: SQLiteStore | None = None
         self._chunk_vectors = LiveVectors("chunks")
         self._fact_vectors = LiveVectors("facts")
+        self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
         # (generation, indexed fingerprint, file states): re-read only after a write
-        self._indexed: tuple[tuple[int, int], str | None, dict[str, FileState]] | None = None
+        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]]] | None = None
         self._lock = threading.RLock()
         self._sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
         self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this Memory's syncs
@@ -229,7 +231,7 @@ class Memory:
         """True when the index is missing, built for other settings, or behind the files on disk."""
         gen = self.store.generation()
         if self._indexed is None or self._indexed[0] != gen:
-            states = {p: s for p, s in self.store.file_states().items() if s.source == "memory"}
+            states = {p: (s.mtime, s.size) for p, s in self.store.file_states().items() if s.source == "memory"}
             self._indexed = (gen, self.store.meta().get("fingerprint"), states)
         if files_differ(self._indexed[1], self._indexed[2], self.workspace, self._fingerprint()):
             return True
@@ -355,18 +357,17 @@ class Memory:
         settings = self.settings
         with self._lock:
             provider = self.choice.provider
-            query_vec = fact_vectors = None
+            fact_vectors = chunk_vectors = None
             if provider is not None:
-                try:
-                    query_vec = provider.embed_query(query)
-                    fact_vectors = self._fact_vectors.get(self.store, embedding_key(provider), provider.dims)
-                except ProviderError as exc:
-                    notes.append(f"query embedding failed, words only: {exc}")
-            chunk_vectors = self._vector_index() if query_vec is not None else None
+                key = embedding_key(provider)
+                fact_vectors = self._fact_vectors.get(self.store, key, provider.dims)
+                chunk_vectors = self._chunk_vectors.get(self.store, key, provider.dims)
             pool = (k or settings.recall.k) * settings.recall.candidate_multiplier
 
-            def context() -> list[tuple[str, int, int, float]]:
-                return chunk_scores(self.store, query, query_vec, chunk_vectors, settings.query.hybrid, pool)
+            store = self.store  # the closure runs on another thread: never through the locked property
+
+            def context(text: str, vec: Vectors | None) -> list[tuple[str, int, int, float]]:
+                return chunk_scores(store, text, vec, chunk_vectors, settings.query.hybrid, pool)
 
             resp = recall(
                 self.store,
@@ -379,14 +380,22 @@ class Memory:
                 kinds=kind_names,
                 entity=entity,
                 budget=budget,
-                query_vec=query_vec,
+                embed=provider.embed_query if provider is not None else None,
                 vectors=fact_vectors,
                 context=context,
                 count_tokens=provider.count_tokens if provider is not None else None,
                 explain=explain,
+                directory=self._entity_directory(),
             )
         resp.notes[:0] = notes
         return resp
+
+    def _entity_directory(self) -> EntityDirectory:
+        """The index's entities, re-read only after a write."""
+        gen = self.store.generation()
+        if self._entities is None or self._entities[0] != gen:
+            self._entities = (gen, entity_directory(self.store))
+        return self._entities[1]
 
     def _vector_index(self) -> VectorIndex:
         """The live chunk vectors (reloaded only by delta after a write)."""
@@ -415,13 +424,58 @@ class Memory:
     def write(self, text: str, heading: str | None = None, long_term: bool = False) -> dict[str, Any]:
         """Append a note to today's ``memory/YYYY-MM-DD.md`` (or ``MEMORY.md``), under ``heading`` if
         given, and index it at once. Refused unless ``workspaceAccess`` is ``rw``."""
+        self._require_writable()
+        result = write_note(
+            self.workspace, text, heading=heading, long_term=long_term, max_core_chars=self.config.core.max_chars
+        )
+        return self._index_after_write(result.to_dict())
+
+    def replace(self, path: str, old: str, new: str) -> dict[str, Any]:
+        """Replace the one exact occurrence of ``old`` in a memory file with ``new`` (refused when it occurs
+        zero or several times); answers with the edited lines and their range, indexed at once."""
+        self._require_writable()
+        result, lines = replace_passage(self.workspace, path, old, new, self.config.core.max_chars)
+        return self._index_after_write({**result.to_dict(), "text": lines})
+
+    def insert(self, path: str, text: str, line: int | None = None, heading: str | None = None) -> dict[str, Any]:
+        """Insert ``text`` into a memory file (created if missing) after ``line`` (0 = top, -1 = end) or
+        under ``heading`` (created if missing); answers with the inserted lines and their range."""
+        self._require_writable()
+        result, lines = insert_text(self.workspace, path, text, line, heading, self.config.core.max_chars)
+        return self._index_after_write({**result.to_dict(), "text": lines})
+
+    def core(self) -> dict[str, Any]:
+        """MEMORY.md as the core block an agent keeps in context every session, with its size and a
+        warning above ``core.maxChars``."""
+        self._require_enabled()
+        if self.config.workspace_access == "none":
+            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
+        limit = self.config.core.max_chars
+        rel = next((n for n in CORE_FILES if (self.workspace / n).is_file()), CORE_FILES[0])
+        out: dict[str, Any] = {"path": rel, "text": "", "chars": 0, "maxChars": limit}
+        try:
+            out["text"] = read_lines(resolve_memory_path(self.workspace, rel))
+        except PathError:
+            out["note"] = f"{rel} does not exist yet: memory_write with longTerm (or memory_insert) creates it"
+            return out
+        out["chars"] = len(out["text"])
+        if out["chars"] > limit:
+            out["warning"] = (
+                f"{rel} is {out['chars']:,} characters, over core.maxChars {limit:,}: it is in every prompt; "
+                "move detail to bank/ pages or the daily log (memory_replace), keep the durable essentials"
+            )
+        return out
+
+    def _require_writable(self) -> None:
         self._require_enabled()
         access = self.config.workspace_access
         if access != "rw":
             raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
-        result = write_note(self.workspace, text, heading=heading, long_term=long_term)
-        payload: dict[str, Any] = {**result.to_dict(), "indexed": False}
-        # Index it now, unless another sync (a long reindex) is running: then do not make the caller wait.
+
+    def _index_after_write(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
+        wait, a background sync picks it up."""
+        payload = {**payload, "indexed": False}
         if not self._sync_lock.acquire(blocking=False):
             self._refresh_in_background()
             payload["note"] = "written; another sync is running, it is indexed in the background"
@@ -486,6 +540,7 @@ class Memory:
             },
             "background": self.background_status(),
             "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
+            "facts": self._facts_status(),
             "chunking": {
                 "tokens": plan.tokens,
                 "overlap": plan.overlap,
@@ -497,6 +552,16 @@ class Memory:
         if deep:
             info["probe"] = self._probe()
         return info
+
+    def _facts_status(self) -> dict[str, Any]:
+        """The fact index: how many facts and entities, Retain bullets that could not be read, entity hints."""
+        facts = self.store.facts
+        names = [(n.norm, n.slug, n.path, n.how) for n in facts.entity_names()]
+        return {
+            **facts.counts(),
+            "problemLines": [f"{path}:{line}: {message}" for path, line, message in facts.problems()],
+            "hints": entity_hints(facts.unresolved_mentions(), names),
+        }
 
     def background_status(self) -> dict[str, Any]:
         """The background worker's state: running, syncs done, watcher events, last sync and error."""

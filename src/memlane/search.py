@@ -9,8 +9,10 @@ best keyword match gets 1.0 and weaker ones proportionally less.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +22,7 @@ from .keywords import STOPWORDS, match_expression, query_terms
 from .store import SQLiteStore, StoredChunk
 from .vectors import VectorIndex
 
+T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
 PARALLEL_MIN_ROWS = 50_000
 
@@ -78,6 +81,11 @@ def _pool() -> ThreadPoolExecutor:
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlane-search")
     return _POOL
+
+
+def run_aside(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """Run ``fn`` on the search threads (SQLite and numpy release the GIL: side by side they overlap)."""
+    return _pool().submit(fn, *args)
 
 
 @dataclass

@@ -11,7 +11,7 @@ previous index stays complete and searchable.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,9 +24,10 @@ from .embeddings import EmbeddingProvider
 from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.derive import FACTS_VERSION, FileFacts, derive_file
+from .facts.entities import entity_hints
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
-from .workspace import FileInfo, list_memory_files
+from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
 CHUNKER_VERSION = 1
@@ -128,19 +129,16 @@ def _chunk_rows(path: str, source: str, chunks: list[Chunk]) -> list[ChunkRow]:
 
 
 def files_differ(
-    indexed_fingerprint: str | None, states: dict[str, FileState], workspace: Path, fingerprint: dict[str, object]
+    indexed_fingerprint: str | None,
+    states: Mapping[str, tuple[int, int]],
+    workspace: Path,
+    fingerprint: dict[str, object],
 ) -> bool:
-    """True when the index (its fingerprint and file states) does not match the settings and the files."""
+    """True when the index (its fingerprint and file states, path -> (mtime_ns, size)) does not match the
+    settings and the files."""
     if indexed_fingerprint != fingerprint_json(fingerprint):
         return True
-    files = list_memory_files(workspace)
-    if len(files) != len(states):
-        return True
-    for info in files:
-        st = states.get(info.path)
-        if st is None or st.mtime != info.mtime_ns or st.size != info.size:
-            return True
-    return False
+    return differs_from(workspace, states)
 
 
 def sync_workspace(
@@ -246,6 +244,10 @@ def sync_workspace(
                 store.prune_cache(key, limit)
                 added = 0
             store.set_meta({"cache_added_since_prune": str(added)})
+        if any(derived.facts or derived.names for *_, derived in todo):
+            changed = None if report.full_reindex else {info.path for info, *_ in todo}
+            names = [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()]
+            report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, changed))
     report.seconds = time.perf_counter() - started
     return report
 

@@ -1,46 +1,80 @@
 """Agent tools: JSON schemas in the common function-calling formats, and one executor.
 
 ``run_tool(memory, name, arguments)`` never raises to the agent: failures come back as
-``{"error": ..., "disabled": bool}`` payloads.
+``{"error": ..., "disabled": bool}`` payloads. Each tool is one handler below; argument types are
+checked here, values by the library.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .errors import MemlaneError
 from .memory import Memory
 
-SEARCH_DESCRIPTION = (
-    "Search the agent's long-term memory (MEMORY.md and memory/*.md) for notes relevant to a question: "
-    "prior decisions, preferences, people, dates, IDs. Returns snippets with file path and line range; "
-    "call memory_get to read more around a hit."
-)
-GET_DESCRIPTION = (
-    "Read a memory file (MEMORY.md, memory.md or memory/**/*.md, workspace-relative), "
-    "optionally starting at line `from` (1-based) for `lines` lines."
-)
-WRITE_DESCRIPTION = (
-    "Write a durable note to memory: appended to today's memory/YYYY-MM-DD.md (or to MEMORY.md with "
-    "longTerm for curated facts and decisions), optionally under a heading. Use it when someone says "
-    "'remember this', or for decisions, preferences and facts worth keeping. Returns the path and lines."
-)
+DESCRIPTIONS = {
+    "memory_search": (
+        "Search the agent's long-term memory (MEMORY.md, memory/*.md, bank/*.md) for notes relevant to a "
+        "question: prior decisions, preferences, people, dates, IDs. Returns snippets with file path and line "
+        "range; call memory_get to read more around a hit."
+    ),
+    "memory_recall": (
+        "Recall facts (the '## Retain' bullets of memory files): a small bundle answering 'tell me about Alice', "
+        "'what happened around Nov 27', 'what does Peter prefer?'. Each fact has its kind (world, experience, "
+        "opinion, observation), day, event time, entities, confidence (opinions) and source (path#Lline)."
+    ),
+    "memory_get": (
+        "Read a memory file (MEMORY.md, memory.md, memory/**/*.md or bank/**/*.md, workspace-relative), "
+        "optionally starting at line `from` (1-based) for `lines` lines."
+    ),
+    "memory_core": (
+        "The core memory block: MEMORY.md, the durable facts and preferences to keep in mind every session, "
+        "with its size and the limit (core.maxChars) edits must stay under."
+    ),
+    "memory_write": (
+        "Write a durable note to memory: appended to today's memory/YYYY-MM-DD.md (or to MEMORY.md with "
+        "longTerm for curated facts and decisions), optionally under a heading. Use it when someone says "
+        "'remember this', or for decisions, preferences and facts worth keeping. Returns the path and lines."
+    ),
+    "memory_replace": (
+        "Replace an exact passage of a memory file with new text (empty to delete it). The passage must occur "
+        "exactly once: copy it from memory_get or memory_core. Returns the edited lines and their line range."
+    ),
+    "memory_insert": (
+        "Insert text into a memory file (created if missing): after line `line` (0 = top, -1 = end) or at the "
+        "end of the section under `heading` (created if missing). Returns the inserted lines and their range."
+    ),
+}
 
+_STRING = {"type": "string"}
 PARAMETERS: dict[str, dict[str, Any]] = {
     "memory_search": {
         "type": "object",
         "properties": {
-            "query": {
-                "type": "string",
-                "description": "What to look for, in natural language or exact terms.",
-            },
+            "query": {"type": "string", "description": "What to look for, in natural language or exact terms."},
             "maxResults": {"type": "integer", "minimum": 1, "description": "How many results at most."},
-            "minScore": {
-                "type": "number",
-                "minimum": 0,
-                "description": "Drop results scoring below this (0..1).",
+            "minScore": {"type": "number", "minimum": 0, "description": "Drop results scoring below this (0..1)."},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    "memory_recall": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The question, in natural language."},
+            "k": {"type": "integer", "minimum": 1, "description": "How many facts at most (default 25)."},
+            "since": {"type": "string", "description": "Only facts from this time on: 30d, 2w, 6m, YYYY-MM-DD."},
+            "until": {"type": "string", "description": "Only facts up to this time: YYYY-MM-DD, YYYY-MM, 1y."},
+            "kind": {
+                "description": "Only these kinds: world, experience, opinion, observation (or W, B, O, S).",
+                "anyOf": [_STRING, {"type": "array", "items": _STRING}],
             },
+            "entity": {"type": "string", "description": "Only facts about this entity (name or alias)."},
+            "budget": {"type": "integer", "minimum": 1, "description": "The best facts that fit this many tokens."},
+            "now": {"type": "string", "description": "Reference time for 'last week' etc. (ISO date), default now."},
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -55,6 +89,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["path"],
         "additionalProperties": False,
     },
+    "memory_core": {"type": "object", "properties": {}, "additionalProperties": False},
     "memory_write": {
         "type": "object",
         "properties": {
@@ -65,9 +100,37 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["text"],
         "additionalProperties": False,
     },
+    "memory_replace": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Workspace-relative memory file, e.g. MEMORY.md."},
+            "old": {"type": "string", "description": "The exact passage to replace; it must occur exactly once."},
+            "new": {"type": "string", "description": "The text to put in its place (empty: delete it)."},
+        },
+        "required": ["path", "old", "new"],
+        "additionalProperties": False,
+    },
+    "memory_insert": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Workspace-relative memory file (created if missing)."},
+            "text": {"type": "string", "description": "The text to insert, Markdown."},
+            "line": {"type": "integer", "minimum": -1, "description": "Insert after this line: 0 top, -1 end."},
+            "heading": {"type": "string", "description": "Insert at the end of this section (created if missing)."},
+        },
+        "required": ["path", "text"],
+        "additionalProperties": False,
+    },
 }
-DESCRIPTIONS = {"memory_search": SEARCH_DESCRIPTION, "memory_get": GET_DESCRIPTION, "memory_write": WRITE_DESCRIPTION}
-READ_ONLY = {"memory_search": True, "memory_get": True, "memory_write": False}
+READ_ONLY = {
+    "memory_search": True,
+    "memory_recall": True,
+    "memory_get": True,
+    "memory_core": True,
+    "memory_write": False,
+    "memory_replace": False,
+    "memory_insert": False,
+}
 TOOL_NAMES = tuple(PARAMETERS)
 
 
@@ -98,6 +161,89 @@ def _int_arg(args: dict[str, Any], key: str) -> int | None:
     return int(value)
 
 
+def _str_arg(args: dict[str, Any], key: str, required: bool = False) -> str | None:
+    value = args.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise MemlaneError(f"{key} must be a string")
+    return value
+
+
+def _search(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    query = _str_arg(args, "query", required=True)
+    min_score = args.get("minScore")
+    if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int | float)):
+        raise MemlaneError(f"minScore must be a number, got {min_score!r}")
+    return memory.search(str(query), max_results=_int_arg(args, "maxResults"), min_score=min_score).to_dict()
+
+
+def _recall(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    kind = args.get("kind")
+    if kind is not None and not (
+        isinstance(kind, str) or (isinstance(kind, list) and all(isinstance(x, str) for x in kind))
+    ):
+        raise MemlaneError("kind must be a string such as 'world,opinion' or a list of strings")
+    now_arg = _str_arg(args, "now")
+    try:
+        now = dt.datetime.fromisoformat(now_arg) if now_arg else None
+    except ValueError:
+        raise MemlaneError(f"now must be an ISO date or date-time such as 2026-01-05, got {now_arg!r}") from None
+    resp = memory.recall(
+        str(_str_arg(args, "query", required=True)),
+        k=_int_arg(args, "k"),
+        since=_str_arg(args, "since"),
+        until=_str_arg(args, "until"),
+        kinds=kind,
+        entity=_str_arg(args, "entity"),
+        budget=_int_arg(args, "budget"),
+        now=now,
+    )
+    return resp.to_dict()
+
+
+def _get(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    path = str(_str_arg(args, "path", required=True))
+    start, count = _int_arg(args, "from"), _int_arg(args, "lines")
+    return {"path": path, "from": start or 1, "text": memory.get(path, from_line=start, lines=count)}
+
+
+def _write(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    long_term = args.get("longTerm", False)
+    if not isinstance(long_term, bool):
+        raise MemlaneError("longTerm must be true or false")
+    text = str(_str_arg(args, "text", required=True))
+    return memory.write(text, heading=_str_arg(args, "heading"), long_term=long_term)
+
+
+def _replace(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    return memory.replace(
+        str(_str_arg(args, "path", required=True)),
+        str(_str_arg(args, "old", required=True)),
+        str(_str_arg(args, "new", required=True)),
+    )
+
+
+def _insert(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    return memory.insert(
+        str(_str_arg(args, "path", required=True)),
+        str(_str_arg(args, "text", required=True)),
+        line=_int_arg(args, "line"),
+        heading=_str_arg(args, "heading"),
+    )
+
+
+HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], dict[str, Any]]] = {
+    "memory_search": _search,
+    "memory_recall": _recall,
+    "memory_get": _get,
+    "memory_core": lambda memory, _args: memory.core(),
+    "memory_write": _write,
+    "memory_replace": _replace,
+    "memory_insert": _insert,
+}
+
+
 def run_tool(memory: Memory, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:
     """Execute one tool call and return its JSON-ready payload (errors included, never raised)."""
     try:
@@ -113,38 +259,15 @@ def run_tool(memory: Memory, name: str, arguments: dict[str, Any] | str | None) 
             "error": f"memory tools are disabled for agent {memory.agent_id!r} (workspaceAccess: none)",
             "disabled": True,
         }
-    if name not in PARAMETERS:
+    if name not in HANDLERS:
         return {"error": f"unknown tool {name!r}; available: {', '.join(TOOL_NAMES)}", "disabled": False}
     unknown = set(args) - set(PARAMETERS[name]["properties"])
     if unknown:
         return {"error": f"unknown argument(s) for {name}: {', '.join(sorted(unknown))}", "disabled": False}
+    if not READ_ONLY[name] and memory.config.workspace_access != "rw":
+        return {"error": "memory is read-only for this agent (workspaceAccess: ro)", "disabled": True}
     try:
-        if name == "memory_search":
-            query = args.get("query")
-            if not isinstance(query, str):
-                raise MemlaneError("query must be a string")
-            min_score = args.get("minScore")
-            if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int | float)):
-                raise MemlaneError(f"minScore must be a number, got {min_score!r}")
-            resp = memory.search(query, max_results=_int_arg(args, "maxResults"), min_score=min_score)
-            return resp.to_dict()
-        if name == "memory_write":
-            text, heading, long_term = args.get("text"), args.get("heading"), args.get("longTerm", False)
-            if not isinstance(text, str):
-                raise MemlaneError("text must be a string")
-            if heading is not None and not isinstance(heading, str):
-                raise MemlaneError("heading must be a string")
-            if not isinstance(long_term, bool):
-                raise MemlaneError("longTerm must be true or false")
-            if memory.config.workspace_access != "rw":
-                return {"error": "memory is read-only for this agent (workspaceAccess: ro)", "disabled": True}
-            return memory.write(text, heading=heading, long_term=long_term)
-        path = args.get("path")
-        if not isinstance(path, str):
-            raise MemlaneError("path must be a string")
-        start, count = _int_arg(args, "from"), _int_arg(args, "lines")
-        text = memory.get(path, from_line=start, lines=count)
-        return {"path": path, "from": start or 1, "text": text}
+        return HANDLERS[name](memory, args)
     except MemlaneError as exc:
         return {"error": str(exc), "disabled": False}
     except Exception as exc:  # an agent must get a payload, whatever broke

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -51,60 +52,64 @@ def is_memory_path(rel: str) -> bool:
 
 def list_memory_files(workspace: Path) -> list[FileInfo]:
     """Every memory file of ``workspace``, sorted by path. Missing workspace: no files."""
-    root = workspace.resolve()
-    found: list[FileInfo] = []
-    for name in ROOT_FILES:
-        info = _regular_file(root, name)
-        if info is not None:
-            found.append(info)
-    for name in MEMORY_DIRS:
-        try:
-            if stat.S_ISDIR(os.lstat(root / name).st_mode):
-                _walk(str(root / name), name, found)
-        except FileNotFoundError:
-            pass
+    found = [FileInfo(rel, path, mtime, size) for rel, path, mtime, size in _scan(workspace.resolve())]
     found.sort(key=lambda f: f.path)
-    if len(found) > 1 and found[0].path == "MEMORY.md" and found[1].path == "memory.md":
-        # One file on case-insensitive file systems: list it once.
-        a, b = os.stat(found[0].abs), os.stat(found[1].abs)
-        if (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino):
-            del found[1]
     return found
 
 
-def _regular_file(root: Path, rel: str) -> FileInfo | None:
-    path = root / rel
-    try:
-        st = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if not stat.S_ISREG(st.st_mode):  # symlinks and other kinds are skipped
-        return None
-    return FileInfo(rel, str(path), st.st_mtime_ns, st.st_size)
+def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]]) -> bool:
+    """Whether the memory files on disk are not exactly ``known`` (path -> (mtime_ns, size)): the dirty
+    check of every search, so it compares while it scans and stops at the first difference."""
+    seen = 0
+    for rel, _path, mtime, size in _scan(workspace.resolve()):
+        if known.get(rel) != (mtime, size):
+            return True
+        seen += 1
+    return seen != len(known)
 
 
-def _walk(directory: str, rel_dir: str, out: list[FileInfo]) -> None:
+def _scan(root: Path) -> Iterator[tuple[str, str, int, int]]:
+    """(relative path, absolute path, mtime_ns, size) of each memory file, in no particular order."""
+    roots: list[tuple[str, str, os.stat_result]] = []
+    for name in ROOT_FILES:
+        path = str(root / name)
+        try:
+            st = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISREG(st.st_mode):  # symlinks and other kinds are skipped
+            roots.append((name, path, st))
+    if len(roots) == 2 and (roots[0][2].st_dev, roots[0][2].st_ino) == (roots[1][2].st_dev, roots[1][2].st_ino):
+        del roots[1]  # MEMORY.md and memory.md are one file on case-insensitive file systems: list it once
+    for name, abs_path, st in roots:
+        yield name, abs_path, st.st_mtime_ns, st.st_size
+    for name in MEMORY_DIRS:
+        try:
+            if stat.S_ISDIR(os.lstat(root / name).st_mode):
+                yield from _walk(str(root / name), name)
+        except FileNotFoundError:
+            pass
+
+
+def _walk(directory: str, rel_dir: str) -> Iterator[tuple[str, str, int, int]]:
     try:
-        entries = list(os.scandir(directory))
+        with os.scandir(directory) as it:
+            entries = list(it)
     except OSError:
         return
     for entry in entries:
-        if _is_hidden(entry.name) or entry.is_symlink():
+        name = entry.name
+        if name.startswith(".") or entry.is_symlink():
             continue
-        rel = f"{rel_dir}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
-            _walk(entry.path, rel, out)
-        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            yield from _walk(entry.path, f"{rel_dir}/{name}")
+        elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
             st = entry.stat(follow_symlinks=False)
-            out.append(FileInfo(rel, entry.path, st.st_mtime_ns, st.st_size))
+            yield f"{rel_dir}/{name}", entry.path, st.st_mtime_ns, st.st_size
 
 
-def resolve_memory_path(workspace: Path, rel: str) -> Path:
-    """The absolute path of memory file ``rel``, or :class:`PathError` if it is not one.
-
-    Refuses absolute paths, ``..``, hidden components, non-``.md`` files, files outside
-    ``MEMORY.md``/``memory.md``/``memory/``/``bank/``, and any symlink on the way.
-    """
+def _checked_rel(rel: str, verb: str) -> str:
+    """``rel`` cleaned (``./`` and backslashes), or :class:`PathError` unless it has a memory file's shape."""
     if not isinstance(rel, str) or not rel.strip():
         raise PathError("path must be a non-empty workspace-relative path such as 'memory/2026-01-05.md'")
     cleaned = rel.strip().replace("\\", "/")
@@ -116,8 +121,18 @@ def resolve_memory_path(workspace: Path, rel: str) -> Path:
         raise PathError(f"'..' is not allowed in memory paths: {rel!r}")
     if not is_memory_path(cleaned):
         raise PathError(
-            f"not a memory file: {rel!r}; only MEMORY.md, memory.md, memory/**/*.md and bank/**/*.md can be read"
+            f"not a memory file: {rel!r}; only MEMORY.md, memory.md, memory/**/*.md and bank/**/*.md can be {verb}"
         )
+    return cleaned
+
+
+def resolve_memory_path(workspace: Path, rel: str) -> Path:
+    """The absolute path of memory file ``rel``, or :class:`PathError` if it is not one.
+
+    Refuses absolute paths, ``..``, hidden components, non-``.md`` files, files outside
+    ``MEMORY.md``/``memory.md``/``memory/``/``bank/``, and any symlink on the way.
+    """
+    cleaned = _checked_rel(rel, "read")
     root = workspace.resolve()
     current = root
     for part in PurePosixPath(cleaned).parts:
@@ -135,6 +150,27 @@ def resolve_memory_path(workspace: Path, rel: str) -> Path:
     if root not in current.resolve().parents:
         raise PathError(f"path resolves outside the workspace: {cleaned}")
     return current
+
+
+def resolve_writable_path(workspace: Path, rel: str) -> Path:
+    """Like :func:`resolve_memory_path`, but the file (and its folders) may not exist yet: where an edit
+    may write. Existing parts of the path must be folders (the file a regular file), never symlinks."""
+    cleaned = _checked_rel(rel, "edited")
+    root = workspace.resolve()
+    current = root
+    parts = PurePosixPath(cleaned).parts
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            break
+        if stat.S_ISLNK(st.st_mode):
+            raise PathError(f"symlinks are refused: {cleaned}")
+        last = i == len(parts) - 1
+        if (last and not stat.S_ISREG(st.st_mode)) or (not last and not stat.S_ISDIR(st.st_mode)):
+            raise PathError(f"not a regular file: {cleaned}")
+    return root / cleaned
 
 
 def read_lines(path: Path, from_line: int | None = None, lines: int | None = None) -> str:

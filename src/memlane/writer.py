@@ -1,11 +1,13 @@
-"""Writing memory: append a note to today's ``memory/YYYY-MM-DD.md`` or to ``MEMORY.md``.
+"""Writing memory: append a note to today's ``memory/YYYY-MM-DD.md`` or to ``MEMORY.md``, and the
+edit tools' exact replace and insert.
 
 The only place memlane changes Markdown. Writers in any process take an exclusive ``flock`` on a
 lock file under ``$MEMLANE_HOME/locks`` (never in the workspace), so two memlane writers never
 interleave. A plain append uses ``O_APPEND`` (the kernel places it at the end, after whatever an
-editor saved). Inserting under an existing heading rewrites the file through a temporary file and
-``os.replace``, and only if the file is byte-for-byte what was read: if an editor saved meanwhile,
-the insert is redone on the new content.
+editor saved). Every other change (an insert under a heading or at a line, a replace) rewrites the
+file through a temporary file and ``os.replace``, and only if the file is byte-for-byte what was read:
+if an editor saved meanwhile, the change is redone on the new content. An edit that would grow
+MEMORY.md past ``core.maxChars`` is refused.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .config import memlane_home
 from .errors import MemlaneError, PathError
+from .workspace import resolve_memory_path, resolve_writable_path
 
 MAX_NOTE_CHARS = 20_000
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -139,27 +142,42 @@ def _insert_under(text: str, heading: str, body: str) -> tuple[str, int]:
     return "\n".join(out) + "\n", last + 2
 
 
-def write_note(
-    workspace: Path, text: str, heading: str | None = None, long_term: bool = False, today: dt.date | None = None
+CORE_FILES = ("MEMORY.md", "memory.md")
+
+
+def check_core_size(rel: str, before: str, after: str, max_chars: int | None) -> None:
+    """Refuse an edit that grows MEMORY.md past ``core.maxChars``: the core block goes into every prompt,
+    so a limit nobody enforces grows every prompt. Edits that shrink an oversized file are allowed."""
+    if max_chars is None or rel not in CORE_FILES:
+        return
+    if len(after) > max_chars and len(after) > len(before):
+        raise MemlaneError(
+            f"{rel} would be {len(after):,} characters, over the core limit of {max_chars:,} (core.maxChars); "
+            f"it is {len(before):,} now. Shorten it with memory_replace, or write to the daily log instead"
+        )
+
+
+def _rewrite(
+    workspace: Path,
+    target: Path,
+    change: Callable[[str], tuple[str, int, int]],
+    max_core_chars: int | None = None,
 ) -> WriteResult:
-    """Append ``text`` to today's daily file (or MEMORY.md), optionally under ``heading``."""
-    body = _clean(text)
-    if heading is not None and (not heading.strip() or "\n" in heading):
-        raise MemlaneError("heading must be one non-empty line")
-    target = target_path(workspace, long_term, today)
+    """Apply ``change`` (old text -> new text, first and last line of what changed) to ``target`` under
+    its lock, through a temporary file and ``os.replace``. If an editor saved meanwhile, the change is
+    redone on the editor's text; a change that raises leaves the file untouched."""
     rel = target.relative_to(workspace).as_posix()
     target.parent.mkdir(parents=True, exist_ok=True)
     _check_target(workspace, target)
     with _locked(target):
-        if heading is None:
-            first, last = _append(target, body)
-            return WriteResult(rel, first, last)
         for _ in range(10):
             try:
                 before = target.read_bytes()
             except FileNotFoundError:
                 before = b""
-            new_text, first = _insert_under(before.decode("utf-8", errors="surrogateescape"), heading, body)
+            old_text = before.decode("utf-8", errors="surrogateescape")
+            new_text, first, last = change(old_text)
+            check_core_size(rel, old_text, new_text, max_core_chars)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as out:
@@ -173,9 +191,118 @@ def write_note(
                     continue
                 os.replace(tmp, target)
                 tmp = ""
-                return WriteResult(rel, first, first + body.count("\n"))
+                return WriteResult(rel, first, last)
             finally:
                 if tmp:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(tmp)
         raise MemlaneError(f"{rel} kept changing while writing; nothing was written, try again")
+
+
+def write_note(
+    workspace: Path,
+    text: str,
+    heading: str | None = None,
+    long_term: bool = False,
+    today: dt.date | None = None,
+    max_core_chars: int | None = None,
+) -> WriteResult:
+    """Append ``text`` to today's daily file (or MEMORY.md), optionally under ``heading``."""
+    body = _clean(text)
+    if heading is not None and (not heading.strip() or "\n" in heading):
+        raise MemlaneError("heading must be one non-empty line")
+    target = target_path(workspace, long_term, today)
+    if heading is not None:
+
+        def under(old: str) -> tuple[str, int, int]:
+            new_text, first = _insert_under(old, heading, body)
+            return new_text, first, first + body.count("\n")
+
+        return _rewrite(workspace, target, under, max_core_chars)
+    rel = target.relative_to(workspace).as_posix()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(workspace, target)
+    with _locked(target):
+        if max_core_chars is not None and rel in CORE_FILES:
+            existing = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else ""
+            sep = _separator(existing.encode()).decode()
+            check_core_size(rel, existing, existing + sep + body + "\n", max_core_chars)
+        first, last = _append(target, body)
+        return WriteResult(rel, first, last)
+
+
+def replace_passage(
+    workspace: Path, rel: str, old: str, new: str, max_core_chars: int | None = None
+) -> tuple[WriteResult, str]:
+    """Replace the one occurrence of ``old`` in memory file ``rel`` with ``new``. Refused when ``old`` is
+    missing or occurs more than once. Returns where the new passage stands and its whole lines."""
+    if not isinstance(old, str) or not old:
+        raise MemlaneError("old must be the exact, non-empty passage to replace")
+    if not isinstance(new, str):
+        raise MemlaneError("new must be a string (empty to delete the passage)")
+    if "\x00" in new:
+        raise MemlaneError("the text contains a NUL character")
+    target = resolve_memory_path(workspace, rel)
+    new = new.replace("\r\n", "\n")
+
+    def swap(text: str) -> tuple[str, int, int]:
+        count = text.count(old)
+        if count == 0:
+            hint = " (it does occur with other spacing or case)" if _loose(old) in _loose(text) else ""
+            raise MemlaneError(f"the passage to replace is not in {rel}{hint}; read it with memory_get and copy it")
+        if count > 1:
+            raise MemlaneError(
+                f"the passage occurs {count} times in {rel}; include more of the text around it so it occurs once"
+            )
+        at = text.index(old)
+        first = text.count("\n", 0, at) + 1
+        return text[:at] + new + text[at + len(old) :], first, first + new.count("\n")
+
+    result = _rewrite(workspace, target, swap, max_core_chars)
+    return result, _lines_of(target, result)
+
+
+def insert_text(
+    workspace: Path,
+    rel: str,
+    text: str,
+    line: int | None = None,
+    heading: str | None = None,
+    max_core_chars: int | None = None,
+) -> tuple[WriteResult, str]:
+    """Insert ``text`` into memory file ``rel`` (created if missing): after line ``line`` (0 = at the top,
+    -1 = at the end, the default) or at the end of the ``heading`` section (created if missing)."""
+    body = _clean(text)
+    if line is not None and heading is not None:
+        raise MemlaneError("give line or heading, not both")
+    if heading is not None and (not heading.strip() or "\n" in heading):
+        raise MemlaneError("heading must be one non-empty line")
+    if line is not None and line < -1:
+        raise MemlaneError(f"line must be -1 (the end), 0 (the top) or a line number, got {line}")
+    target = resolve_writable_path(workspace, rel)
+
+    def put(old: str) -> tuple[str, int, int]:
+        if heading is not None:
+            new_text, first = _insert_under(old, heading, body)
+            return new_text, first, first + body.count("\n")
+        lines = old.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        at = len(lines) if line is None or line == -1 else line
+        if at > len(lines):
+            raise MemlaneError(f"line {line} is past the end of {rel} ({len(lines)} lines); use -1 for the end")
+        new_lines = body.split("\n")
+        out = lines[:at] + new_lines + lines[at:]
+        return "\n".join(out) + "\n", at + 1, at + len(new_lines)
+
+    result = _rewrite(workspace, target, put, max_core_chars)
+    return result, _lines_of(target, result)
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def _lines_of(target: Path, result: WriteResult) -> str:
+    lines = target.read_text(encoding="utf-8", errors="replace").split("\n")
+    return "\n".join(lines[result.start_line - 1 : max(result.end_line, result.start_line)])

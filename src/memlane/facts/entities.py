@@ -183,3 +183,20 @@ class EntityDirectory:
                     found.setdefault(entity.key, (entity, phrase))
                     used |= span
         return list(found.values())
+
+
+def entity_hints(
+    unresolved: list[tuple[str, str, str, int]], names: list[tuple[str, str, str, str]], paths: set[str] | None = None
+) -> list[str]:
+    """ "@Pete (memory/2025-11-27.md:12): did you mean Peter?" for mentions no page names but one nearly
+    does. ``unresolved``: (norm, name, path, line) of first uses; ``names``: entity pages' (norm, slug,
+    path, how); ``paths``: only mentions first used in these files (None: all)."""
+    known = {norm: slug for norm, slug, _, _ in names}
+    hints = []
+    for norm, name, path, line in unresolved:
+        if paths is not None and path not in paths:
+            continue
+        close = suggest(norm, known)
+        if close is not None:
+            hints.append(f"@{name} ({path}:{line}): no entity page or alias has this name; did you mean {close}?")
+    return hints

@@ -28,8 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import RecallSettings
-from ..errors import MemlaneError
+from ..errors import MemlaneError, ProviderError
 from ..keywords import STOPWORDS, match_expression
+from ..search import run_aside
 from ..store import FactFilter, SQLiteStore, StoredFact
 from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
@@ -37,8 +38,9 @@ from .retain import KIND_LETTERS, KINDS
 from .timeparse import QueryTime, TimeRange, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
-# The day logs' best chunks for the query: (path, start line, end line, score), best first.
-ChunkHits = Callable[[], list[tuple[str, int, int, float]]]
+Embed = Callable[[str], npt.NDArray[np.float32]]
+# The day logs' best chunks for a query (and its vector): (path, start line, end line, score), best first.
+ChunkHits = Callable[[str, npt.NDArray[np.float32] | None], list[tuple[str, int, int, float]]]
 
 _OPINION_CUES = re.compile(
     r"\b(?:prefer\w*|favou?rite\w*|opinions?|likes?|liked|loves?|hates?|dislikes?|enjoys?|thinks?|"
@@ -113,6 +115,13 @@ class RecallResponse:
         return out
 
 
+def entity_directory(store: SQLiteStore) -> EntityDirectory:
+    """Every entity of the index: entity pages' names and the mentions no page names."""
+    return EntityDirectory(
+        [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
+    )
+
+
 def parse_kinds(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
     """``world,opinion`` or ``W,O`` (or a list of either) -> the kinds' names; None for all kinds."""
     if value is None:
@@ -170,19 +179,30 @@ def recall(
     kinds: tuple[str, ...] | None = None,
     entity: str | None = None,
     budget: int | None = None,
-    query_vec: npt.NDArray[np.float32] | None = None,
+    embed: Embed | None = None,
     vectors: VectorIndex | None = None,
     context: ChunkHits | None = None,
     count_tokens: TokenCounter | None = None,
     explain: bool = False,
+    directory: EntityDirectory | None = None,
 ) -> RecallResponse:
-    """The best facts for ``query`` (see the module docstring for the ranking). ``explain`` adds each
-    fact's signals and the list of every candidate that was scored."""
+    """The best facts for ``query`` (see the module docstring for the ranking). Time words ("last week")
+    set the window and are left out of the words and the vector query. ``explain`` adds each fact's
+    signals and the list of every candidate that was scored. ``directory``: the index's entities, when the
+    caller keeps them (they change only when the index does)."""
     limit = k or settings.k
     notes: list[str] = []
-    directory = EntityDirectory(
-        [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
-    )
+    asked = query_time(query, now.date())
+    content = asked.strip(query) if asked is not None else query
+    query_vec: npt.NDArray[np.float32] | None = None
+    if embed is not None:
+        try:
+            query_vec = embed(content)
+        except ProviderError as exc:
+            notes.append(f"query embedding failed, words only: {exc}")
+    directory = directory or entity_directory(store)
+    # The day logs' chunks are scored on the search threads while the fact pools are read here.
+    aside = run_aside(context, content, query_vec) if context is not None and settings.context_weight > 0 else None
     refs: list[EntityRef] = []
     norms: tuple[str, ...] | None = None
     if entity is not None:
@@ -198,7 +218,7 @@ def recall(
     candidates: dict[int, _Candidate] = {}
 
     # Lexical: the fact's words and the words of the log it came from.
-    match = match_expression(query, ("text", "context")) if query.strip() else None
+    match = match_expression(content, ("text", "context"))
     hits = store.facts.keyword_search(match, pool, where) if match else []
     best = max((s for _, s in hits), default=0.0)
     for seq, raw in hits:
@@ -241,7 +261,6 @@ def recall(
         candidates.setdefault(seq, _Candidate(seq))
 
     # Time words: "last week", "in May 2023", "around Nov 27", "since March".
-    asked = query_time(query, now.date())
     if asked is not None:
         notes.append(f"time: {asked.text!r} read as {asked.window}")
         lag = dt.timedelta(days=REPORT_LAG_DAYS)
@@ -249,6 +268,8 @@ def recall(
             candidates.setdefault(seq, _Candidate(seq))
 
     if not candidates:
+        if aside is not None:
+            aside.result()
         total = store.facts.counts()["facts"]
         if total == 0:
             notes.append("no facts indexed: add '## Retain' bullets (- W @Name: ...) to memory files")
@@ -263,7 +284,7 @@ def recall(
         for seq, row in zip(seqs, vectors.rows_of(seqs), strict=True):
             if row >= 0:
                 candidates[seq].vector = max(float(sims[row]), 0.0)
-    ctx = _DayContext(context() if context is not None and settings.context_weight > 0 else [])
+    ctx = _DayContext(aside.result() if aside is not None else [])
     wants_opinion = bool(_OPINION_CUES.search(query))
     wants_recent = bool(_RECENT_CUES.search(query))
     wants_when = bool(_WHEN_CUES.search(query))

@@ -112,6 +112,7 @@ class TimeMention:
     end: int
     range: TimeRange  # what the date itself covers
     relation: Relation  # from the preposition: "since March", "before June", "around Nov 27"
+    relative: bool = False  # "last week", "yesterday", "3 days ago", "on Sunday": no words a text would share
 
 
 def _month_range(year: int, month: int) -> TimeRange:
@@ -237,6 +238,20 @@ def _resolve(kind: str, text: str, base: dt.date | None, prefer: Prefer) -> Time
     if kind == "ym":
         period = "month"
     return _period_range(day_value, period)
+
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+def _weekday(word: str, base: dt.date, relation: Relation) -> TimeRange:
+    """A weekday named alone: the coming one after until/by/before ("due by Friday"), else the latest one
+    ("on Sunday we went"); the day itself counts either way."""
+    target = _WEEKDAYS.index(word.strip().lower())
+    if relation in ("until", "before"):
+        day = base + dt.timedelta(days=(target - base.weekday()) % 7)
+    else:
+        day = base - dt.timedelta(days=(base.weekday() - target) % 7)
+    return TimeRange(day, day)
 
 
 def _resolve_part(kind: str, lower: str, ref: dt.date, prefer: Prefer) -> TimeRange | None:
@@ -368,6 +383,8 @@ def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> l
                             start = head.start()
                     except ValueError:
                         pass
+        if rng is None and kind == "bare" and base is not None and re.fullmatch(rf"(?i){_WEEKDAY}", body.strip()):
+            rng = _weekday(body, base, _relation(m.group("prep")))
         if rng is None:
             rng = _resolve(kind, body, base, prefer)
         if rng is not None:
@@ -376,7 +393,8 @@ def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> l
             if beside is not None:
                 head = _NEXT_TO.search(text[:start])
                 start, rng, relation = head.start() if head else start, beside, "in"
-            out.append(TimeMention(text[start:end].strip(), start, end, rng, relation))
+            relative = kind in ("ago", "rel", "word") or bool(re.fullmatch(rf"(?i){_WEEKDAY}", body.strip()))
+            out.append(TimeMention(text[start:end].strip(), start, end, rng, relation, relative))
         i += 1
     return out
 
@@ -399,9 +417,20 @@ def event_time(text: str, day: dt.date | None) -> TimeRange | None:
 class QueryTime:
     window: TimeRange
     text: str  # the words it came from
+    spans: tuple[tuple[int, int], ...] = ()  # where the relative ones stand in the query
 
     def to_dict(self) -> dict[str, str]:
         return {**self.window.to_dict(), "text": self.text}
+
+    def strip(self, query: str) -> str:
+        """The query without its relative time words: "what did Peter do last week" -> "what did Peter do".
+        Dates stay: "May 2023" is also words a log may share ("8 May, 2023"); "last week" only by chance."""
+        out, last = [], 0
+        for start, end in self.spans:
+            out.append(query[last:start])
+            last = end
+        rest = re.sub(r"\s+", " ", "".join([*out, query[last:]])).strip(" ,;")
+        return rest if re.search(r"\w", rest) else query
 
 
 def query_time(query: str, now: dt.date) -> QueryTime | None:
@@ -409,6 +438,7 @@ def query_time(query: str, now: dt.date) -> QueryTime | None:
     "before June" ends before it, "around Nov 27" is a few days either side."""
     window: TimeRange | None = None
     words: list[str] = []
+    spans: list[tuple[int, int]] = []
     for t in find_times(query, now, "past"):
         rng = t.range
         if t.relation == "since":
@@ -424,7 +454,9 @@ def query_time(query: str, now: dt.date) -> QueryTime | None:
             rng = TimeRange(rng.start - pad, rng.end + pad)
         window = rng if window is None else window.union(rng)
         words.append(t.text)
-    return QueryTime(window, ", ".join(words)) if window is not None else None
+        if t.relative:
+            spans.append((t.start, t.end))
+    return QueryTime(window, ", ".join(words), tuple(spans)) if window is not None else None
 
 
 _BOUND = re.compile(r"^\s*(\d+)\s*(d|day|days|w|week|weeks|m|month|months|y|year|years)\s*$", re.IGNORECASE)

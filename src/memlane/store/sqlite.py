@@ -30,6 +30,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,6 +158,10 @@ class EmbeddingKey:
     provider_key: str
 
 
+class _Connection(sqlite3.Connection):
+    """A plain connection that can be weakly referenced (the base class cannot)."""
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -171,8 +176,10 @@ class SQLiteStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.RLock()  # the writer connection
-        self._rlock = threading.Lock()  # the reader connection
-        self._read: sqlite3.Connection | None = None
+        self._readers = threading.local()  # one reader connection per thread: reads run side by side
+        # Weak: a thread that ends drops its connection (closed when collected); close() closes the rest.
+        self._all_readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
+        self._readers_lock = threading.Lock()
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
         self.migrated: list[str] = []  # migrations applied on open
         self.facts = SQLiteFacts(self)
@@ -189,7 +196,13 @@ class SQLiteStore:
 
     # -- opening, checking, recovering
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+            isolation_level=None,
+            factory=_Connection,
+        )
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         return conn
 
@@ -244,20 +257,25 @@ class SQLiteStore:
         self.recovered = f"the index at {self.path} could not be used ({reason}); it was moved aside and rebuilt"
 
     def close(self) -> None:
-        with self._lock, self._rlock:
+        with self._lock, self._readers_lock:
             self._conn.close()
-            if self._read is not None:
-                self._read.close()
-                self._read = None
+            for conn in list(self._all_readers):
+                conn.close()
+            self._all_readers = weakref.WeakSet()
+            self._readers = threading.local()
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
-        """A second connection for reads. In WAL mode it sees the last committed index while a write
-        transaction (a background sync's swap) is open on the writer, so searches never wait for one."""
-        with self._rlock:
-            if self._read is None:
-                self._read = self._open()
-            yield self._read
+        """This thread's reader connection. In WAL mode it sees the last committed index while a write
+        transaction (a background sync's swap) is open on the writer, so searches never wait for one; and
+        one per thread lets a search read chunks and facts side by side (SQLite releases the GIL)."""
+        conn: sqlite3.Connection | None = getattr(self._readers, "conn", None)
+        if conn is None:
+            conn = self._open()
+            with self._readers_lock:
+                self._all_readers.add(conn)
+            self._readers.conn = conn
+        yield conn
 
     # -- transactions
     @contextlib.contextmanager
