@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import signal
+import subprocess
+import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -129,3 +134,38 @@ def fact_workspace(tmp_path: Path) -> Path:
     write(ws, "bank/entities/Peter.md", "# Peter\n\nFounder.\n")
     write(ws, "bank/entities/warelay.md", "# warelay\n\nThe WhatsApp relay.\n")
     return ws
+
+
+def kill_during_reindex(workspace: Path, tmp_path: Path, home: Path, batches: int = 3) -> None:
+    """Start a full reindex (another model) in a child process, embedding two texts per slow batch, and
+    SIGKILL it once ``batches`` batches went through: the reindex dies before its swap commits."""
+    script = tmp_path / "reindex.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import memlane, memlane.sync as s
+        from conftest import FakeEmbedder
+        s.EMBED_BATCH = 2
+        class Slow(FakeEmbedder):
+            def embed_batch(self, texts):
+                print("batch", flush=True)
+                time.sleep(0.2)
+                return super().embed_batch(texts)
+        with memlane.open({str(workspace)!r}, provider=Slow(model="fake-2")) as mem:
+            mem.sync()
+        print("finished", flush=True)
+    """)
+    )
+    env = {**os.environ, "MEMLANE_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    seen = 0
+    for line in proc.stdout:
+        seen += line.startswith("batch")
+        if seen == batches:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    assert seen == batches, "the reindex ended before it could be killed"

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, kill_during_reindex, write
 from memlane.facts.derive import derive_file
 
 
@@ -141,39 +136,7 @@ def test_a_killed_reindex_keeps_the_old_facts(fact_workspace: Path, tmp_path: Pa
     with memlane.open(fact_workspace, provider=FakeEmbedder()) as mem:
         mem.sync()
         old = mem.status()["facts"]["facts"]
-    script = tmp_path / "reindex.py"
-    script.write_text(
-        textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        import memlane, memlane.sync as s
-        from conftest import FakeEmbedder
-        s.EMBED_BATCH = 2
-        class Slow(FakeEmbedder):
-            def embed_batch(self, texts):
-                print("batch", flush=True)
-                time.sleep(0.2)
-                return super().embed_batch(texts)
-        with memlane.open({str(fact_workspace)!r}, provider=Slow(model="fake-2")) as mem:
-            mem.sync()
-    """)
-    )
-    proc = subprocess.Popen(
-        [sys.executable, str(script)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MEMLANE_HOME": str(memlane_home)},
-    )
-    assert proc.stdout is not None
-    seen = 0
-    for line in proc.stdout:
-        seen += line.startswith("batch")
-        if seen == 3:
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    proc.stdout.close()
-    assert seen == 3
+    kill_during_reindex(fact_workspace, tmp_path, memlane_home)
     with memlane.open(fact_workspace, provider=FakeEmbedder()) as mem:
         assert not mem.is_dirty() and mem.status()["facts"]["facts"] == old
         assert mem.recall("fact number 17", k=1).facts[0].source == "memory/2025-10-18.md#L4"

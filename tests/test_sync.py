@@ -1,10 +1,6 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -14,7 +10,7 @@ from typing import Any
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, kill_during_reindex, write
 
 
 def open_mem(ws: Path, fake: FakeEmbedder, **ms: object) -> memlane.Memory:
@@ -131,36 +127,7 @@ def test_killed_reindex_leaves_old_index_usable(workspace: Path, tmp_path: Path,
     with memlane.open(workspace, provider=FakeEmbedder()) as mem:
         mem.sync()
         old_count = mem.status()["chunks"]
-    script = tmp_path / "reindex.py"
-    script.write_text(
-        textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        import memlane, memlane.sync as s
-        from conftest import FakeEmbedder
-        s.EMBED_BATCH = 2
-        class Slow(FakeEmbedder):
-            def embed_batch(self, texts):
-                print("batch", flush=True)
-                time.sleep(0.2)
-                return super().embed_batch(texts)
-        with memlane.open({str(workspace)!r}, provider=Slow(model="fake-2")) as mem:
-            mem.sync()
-        print("finished", flush=True)
-    """)
-    )
-    env = {**os.environ, "MEMLANE_HOME": str(memlane_home)}
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout is not None
-    seen = 0
-    for line in proc.stdout:
-        seen += line.startswith("batch")
-        if seen == 3:
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    proc.stdout.close()
-    assert seen == 3
+    kill_during_reindex(workspace, tmp_path, memlane_home)
     with memlane.open(workspace, provider=FakeEmbedder()) as mem:
         assert not mem.is_dirty()  # still the complete old index
         assert mem.status()["chunks"] == old_count

@@ -15,13 +15,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from .config import MemorySearchSettings
 from .errors import MemlaneError
 from .workspace import MEMORY_DIRS
-
-if TYPE_CHECKING:
-    from .memory import Memory
 
 log = logging.getLogger("memlane")
 SESSION_DEBOUNCE_S = 5.0
@@ -49,10 +47,22 @@ def _is_transcript(path: str) -> bool:
     return path.endswith(".jsonl") and not Path(path).name.startswith(".")
 
 
+class Syncable(Protocol):
+    """What the worker needs of a Memory: where to watch, its settings, and a sync to run."""
+
+    workspace: Path
+    settings: MemorySearchSettings
+
+    @property
+    def sessions_dir(self) -> Path: ...
+
+    def sync(self, *, include_sessions: bool = True) -> object: ...
+
+
 class Background:
     """Owns the watcher threads, the interval timer and the sync worker of one Memory."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Syncable) -> None:
         self.memory = memory
         self.settings = memory.settings.sync
         self._stop = threading.Event()

@@ -17,13 +17,13 @@ from .batching import BatchRun
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
 from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
-from .facts.entities import EntityDirectory, entity_hints
-from .facts.recall import RecallResponse, entity_directory, parse_kinds, recall
-from .facts.timeparse import parse_bound
+from .facts.entities import EntityDirectory
+from .facts.recall import RecallResponse, date_bound, entity_directory, parse_kinds, recall
 from .flush import STATE_FILE, FlushDecision, plan_flush
 from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import list_sessions, read_session, sync_sessions
+from .status import background_status, index_status
 from .store import SQLiteStore
 from .sync import (
     PlanHook,
@@ -37,7 +37,7 @@ from .sync import (
 )
 from .vectors import LiveVectors, VectorIndex
 from .workspace import read_lines, resolve_memory_path
-from .writer import CORE_FILES, insert_text, replace_passage, write_note
+from .writer import insert_text, read_core, replace_passage, write_note
 
 
 class Memory:
@@ -350,8 +350,8 @@ class Memory:
         if budget is not None and budget < 1:
             raise MemlaneError(f"budget must be 1 or greater, got {budget}")
         when = now or dt.datetime.now()
-        lower = _date_arg(since, when.date(), "since")
-        upper = _date_arg(until, when.date(), "until", end=True)
+        lower = date_bound(since, when.date(), "since")
+        upper = date_bound(until, when.date(), "until", end=True)
         kind_names = parse_kinds(kinds)
         notes, _stale = self._freshen(fresh)
         settings = self.settings
@@ -450,21 +450,7 @@ class Memory:
         self._require_enabled()
         if self.config.workspace_access == "none":
             raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
-        limit = self.config.core.max_chars
-        rel = next((n for n in CORE_FILES if (self.workspace / n).is_file()), CORE_FILES[0])
-        out: dict[str, Any] = {"path": rel, "text": "", "chars": 0, "maxChars": limit}
-        try:
-            out["text"] = read_lines(resolve_memory_path(self.workspace, rel))
-        except PathError:
-            out["note"] = f"{rel} does not exist yet: memory_write with longTerm (or memory_insert) creates it"
-            return out
-        out["chars"] = len(out["text"])
-        if out["chars"] > limit:
-            out["warning"] = (
-                f"{rel} is {out['chars']:,} characters, over core.maxChars {limit:,}: it is in every prompt; "
-                "move detail to bank/ pages or the daily log (memory_replace), keep the durable essentials"
-            )
-        return out
+        return read_core(self.workspace, self.config.core.max_chars)
 
     def _require_writable(self) -> None:
         self._require_enabled()
@@ -505,110 +491,22 @@ class Memory:
 
     def status(self, deep: bool = False) -> dict[str, Any]:
         """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
-        store = self.store
-        counts = store.counts()
-        meta = store.meta()
-        choice = self.choice
-        provider = choice.provider
-        plan = effective_chunking(self.settings.chunking, provider)
-        info: dict[str, Any] = {
-            "agent": self.agent_id,
-            "workspace": str(self.workspace),
-            "enabled": self.settings.enabled,
-            "files": counts["files"],
-            "chunks": counts["chunks"],
-            "provider": provider.provider_id if provider else None,
-            "model": provider.model if provider else None,
-            "dims": provider.dims if provider else None,
-            "providerReason": choice.reason,
-            "fallback": choice.fallback,
-            "store": {"path": str(store.path), "bytes": store.size_bytes()},
-            "indexed": "fingerprint" in meta,
-            "dirty": self.is_dirty(),
-            "cacheEntries": counts["cache_entries"],
-            "cache": {"enabled": self.settings.cache.enabled, "maxEntries": self.settings.cache.max_entries},
-            "vector": {
-                "backend": "numpy (in-process exact cosine)" if provider else "none",
-                "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
-            },
-            "batch": self._batch_status(provider),
-            "workspaceAccess": self.config.workspace_access,
-            "sessions": {
-                "enabled": self.settings.sessions_enabled,
-                "dir": str(self.sessions_dir),
-                "indexed": sum(1 for s in store.file_states().values() if s.source == "sessions"),
-            },
-            "background": self.background_status(),
-            "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
-            "facts": self._facts_status(),
-            "chunking": {
-                "tokens": plan.tokens,
-                "overlap": plan.overlap,
-                "configured": self.settings.chunking.model_dump(by_alias=True),
-            },
-        }
-        if store.recovered:
-            info["recovered"] = store.recovered
-        if deep:
-            info["probe"] = self._probe()
-        return info
-
-    def _facts_status(self) -> dict[str, Any]:
-        """The fact index: how many facts and entities, Retain bullets that could not be read, entity hints."""
-        facts = self.store.facts
-        names = [(n.norm, n.slug, n.path, n.how) for n in facts.entity_names()]
-        return {
-            **facts.counts(),
-            "problemLines": [f"{path}:{line}: {message}" for path, line, message in facts.problems()],
-            "hints": entity_hints(facts.unresolved_mentions(), names),
-        }
+        return index_status(
+            agent_id=self.agent_id,
+            workspace=self.workspace,
+            config=self.config,
+            store=self.store,
+            choice=self.choice,
+            dirty=self.is_dirty(),
+            background=self._background,
+            batch=self.batch,
+            sessions_dir=self.sessions_dir,
+            deep=deep,
+        )
 
     def background_status(self) -> dict[str, Any]:
         """The background worker's state: running, syncs done, watcher events, last sync and error."""
-        bg = self._background
-        if bg is None or not bg.running:
-            return {"running": False}
-        return {
-            "running": True,
-            "syncs": bg.syncs,
-            "events": bg.events,
-            "lastSync": bg.last_sync,
-            "lastError": bg.last_error,
-        }
-
-    def _batch_status(self, provider: EmbeddingProvider | None) -> dict[str, Any]:
-        if provider is None or not isinstance(provider, BatchProvider):
-            return {"available": False}
-        jobs = self.store.batch_jobs(embedding_key(provider))
-        return {
-            "available": True,
-            "enabled": self.settings.remote.batch.enabled,
-            "active": self.batch.active,
-            "failures": self.batch.failures,
-            "disabled": self.batch.disabled,
-            "pendingJobs": list(jobs),
-            "pendingTexts": sum(len(h) for h in jobs.values()),
-        }
-
-    def _probe(self) -> dict[str, Any]:
-        provider = self.choice.provider
-        if provider is None:
-            return {"ok": False, "error": "no embedding provider"}
-        t = time.perf_counter()
-        try:
-            vec = provider.embed_batch(["memlane probe"])
-        except ProviderError as exc:
-            return {"ok": False, "error": str(exc)}
-        return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
-
-
-def _date_arg(value: dt.date | str | None, today: dt.date, name: str, end: bool = False) -> dt.date | None:
-    if value is None or isinstance(value, dt.date):
-        return value.date() if isinstance(value, dt.datetime) else value
-    try:
-        return parse_bound(str(value), today, end=end)
-    except ValueError as exc:
-        raise MemlaneError(f"{name}: {exc}") from None
+        return background_status(self._background)
 
 
 def _close_provider(provider: EmbeddingProvider | None) -> None:

@@ -299,6 +299,24 @@ def insert_text(
     return result, _lines_of(target, result)
 
 
+def read_core(workspace: Path, max_chars: int) -> dict[str, object]:
+    """The core block: MEMORY.md (else memory.md) with its size, and a warning above ``max_chars``."""
+    rel = next((n for n in CORE_FILES if (workspace / n).is_file()), CORE_FILES[0])
+    out: dict[str, object] = {"path": rel, "text": "", "chars": 0, "maxChars": max_chars}
+    try:
+        text = resolve_memory_path(workspace, rel).read_text(encoding="utf-8", errors="replace")
+    except (PathError, OSError):
+        out["note"] = f"{rel} does not exist yet: memory_write with longTerm (or memory_insert) creates it"
+        return out
+    out.update(text=text, chars=len(text))
+    if len(text) > max_chars:
+        out["warning"] = (
+            f"{rel} is {len(text):,} characters, over core.maxChars {max_chars:,}: it is in every prompt; "
+            "move detail to bank/ pages or the daily log (memory_replace), keep the durable essentials"
+        )
+    return out
+
+
 def _loose(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 

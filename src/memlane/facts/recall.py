@@ -35,7 +35,7 @@ from ..store import FactFilter, SQLiteStore, StoredFact
 from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
-from .timeparse import QueryTime, TimeRange, query_time
+from .timeparse import QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -120,6 +120,16 @@ def entity_directory(store: SQLiteStore) -> EntityDirectory:
     return EntityDirectory(
         [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
     )
+
+
+def date_bound(value: dt.date | str | None, today: dt.date, name: str, end: bool = False) -> dt.date | None:
+    """A ``since`` / ``until`` argument as a date: a date, or text such as ``30d``, ``2025-11``, ``last week``."""
+    if value is None or isinstance(value, dt.date):
+        return value.date() if isinstance(value, dt.datetime) else value
+    try:
+        return parse_bound(str(value), today, end=end)
+    except ValueError as exc:
+        raise MemlaneError(f"{name}: {exc}") from None
 
 
 def parse_kinds(value: str | Sequence[str] | None) -> tuple[str, ...] | None:

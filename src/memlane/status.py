@@ -1,0 +1,133 @@
+"""``memlane status``: what an agent's index holds and how it is set up, as one JSON-ready report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .batching import BatchRun
+from .config import AgentConfig
+from .embeddings import EmbeddingProvider, ProviderChoice
+from .embeddings.remote import BatchProvider
+from .errors import ProviderError
+from .facts.entities import entity_hints
+from .store import SQLiteStore
+from .sync import effective_chunking, embedding_key
+
+if TYPE_CHECKING:
+    from .background import Background
+
+
+def index_status(
+    *,
+    agent_id: str,
+    workspace: Path,
+    config: AgentConfig,
+    store: SQLiteStore,
+    choice: ProviderChoice,
+    dirty: bool,
+    background: Background | None,
+    batch: BatchRun,
+    sessions_dir: Path,
+    deep: bool = False,
+) -> dict[str, Any]:
+    """The whole report; ``deep`` also embeds a probe text with the provider."""
+    settings = config.memory_search
+    counts = store.counts()
+    meta = store.meta()
+    provider = choice.provider
+    plan = effective_chunking(settings.chunking, provider)
+    info: dict[str, Any] = {
+        "agent": agent_id,
+        "workspace": str(workspace),
+        "enabled": settings.enabled,
+        "files": counts["files"],
+        "chunks": counts["chunks"],
+        "provider": provider.provider_id if provider else None,
+        "model": provider.model if provider else None,
+        "dims": provider.dims if provider else None,
+        "providerReason": choice.reason,
+        "fallback": choice.fallback,
+        "store": {"path": str(store.path), "bytes": store.size_bytes()},
+        "indexed": "fingerprint" in meta,
+        "dirty": dirty,
+        "cacheEntries": counts["cache_entries"],
+        "cache": {"enabled": settings.cache.enabled, "maxEntries": settings.cache.max_entries},
+        "vector": {
+            "backend": "numpy (in-process exact cosine)" if provider else "none",
+            "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
+        },
+        "batch": batch_status(store, provider, batch),
+        "workspaceAccess": config.workspace_access,
+        "sessions": {
+            "enabled": settings.sessions_enabled,
+            "dir": str(sessions_dir),
+            "indexed": sum(1 for s in store.file_states().values() if s.source == "sessions"),
+        },
+        "background": background_status(background),
+        "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
+        "facts": facts_status(store),
+        "chunking": {
+            "tokens": plan.tokens,
+            "overlap": plan.overlap,
+            "configured": settings.chunking.model_dump(by_alias=True),
+        },
+    }
+    if store.recovered:
+        info["recovered"] = store.recovered
+    if deep:
+        info["probe"] = probe(provider)
+    return info
+
+
+def facts_status(store: SQLiteStore) -> dict[str, Any]:
+    """The fact index: how many facts and entities, Retain bullets that could not be read, entity hints."""
+    facts = store.facts
+    names = [(n.norm, n.slug, n.path, n.how) for n in facts.entity_names()]
+    return {
+        **facts.counts(),
+        "problemLines": [f"{path}:{line}: {message}" for path, line, message in facts.problems()],
+        "hints": entity_hints(facts.unresolved_mentions(), names),
+    }
+
+
+def background_status(bg: Background | None) -> dict[str, Any]:
+    """The background worker's state: running, syncs done, watcher events, last sync and error."""
+    if bg is None or not bg.running:
+        return {"running": False}
+    return {
+        "running": True,
+        "syncs": bg.syncs,
+        "events": bg.events,
+        "lastSync": bg.last_sync,
+        "lastError": bg.last_error,
+    }
+
+
+def batch_status(store: SQLiteStore, provider: EmbeddingProvider | None, run: BatchRun) -> dict[str, Any]:
+    """The vendor batch API: whether it is in use, its failures this run, jobs not yet collected."""
+    if provider is None or not isinstance(provider, BatchProvider):
+        return {"available": False}
+    jobs = store.batch_jobs(embedding_key(provider))
+    return {
+        "available": True,
+        "enabled": run.settings.enabled,
+        "active": run.active,
+        "failures": run.failures,
+        "disabled": run.disabled,
+        "pendingJobs": list(jobs),
+        "pendingTexts": sum(len(h) for h in jobs.values()),
+    }
+
+
+def probe(provider: EmbeddingProvider | None) -> dict[str, Any]:
+    """Embed one text now: whether the provider answers, with how many dimensions, how fast."""
+    if provider is None:
+        return {"ok": False, "error": "no embedding provider"}
+    t = time.perf_counter()
+    try:
+        vec = provider.embed_batch(["memlane probe"])
+    except ProviderError as exc:
+        return {"ok": False, "error": str(exc)}
+    return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
