@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -147,14 +148,42 @@ def test_corrupt_index_is_moved_aside_and_rebuilt(workspace: Path, fake: FakeEmb
     assert list(db.parent.glob("main.sqlite.broken-*"))
 
 
+def test_an_index_of_a_foreign_schema_is_moved_aside_and_rebuilt(
+    workspace: Path, fake: FakeEmbedder, memlane_home: Path
+) -> None:
+    """A valid SQLite file that is not a memlane index (another program's, or a future schema)."""
+    db = memlane_home / "memory" / "main.sqlite"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("INSERT INTO notes(body) VALUES ('someone else''s data')")
+    conn.commit()
+    conn.close()
+    with open_mem(workspace, fake) as mem:
+        assert "moved aside" in (mem.store.recovered or "") and "does not match" in (mem.store.recovered or "")
+        assert mem.search("PostgreSQL", min_score=0).results[0].path == "MEMORY.md"
+    aside = list(db.parent.glob("main.sqlite.broken-*"))
+    assert [p for p in aside if not p.name.endswith(("-wal", "-shm"))]
+    kept = sqlite3.connect(next(p for p in aside if not p.name.endswith(("-wal", "-shm"))))
+    assert kept.execute("SELECT body FROM notes").fetchone() == ("someone else's data",)  # never deleted
+    kept.close()
+
+
 def test_memory_files_are_never_modified(workspace: Path, fake: FakeEmbedder) -> None:
-    files = sorted(p for p in workspace.rglob("*") if p.is_file())
-    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    def tree() -> dict[str, tuple[bytes, int] | None]:
+        """Every entry of the workspace (directories too): a file added anywhere shows up here."""
+        return {
+            p.relative_to(workspace).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns) if p.is_file() else None
+            for p in workspace.rglob("*")
+        }
+
+    before = tree()
     with open_mem(workspace, fake) as mem:
         mem.sync()
         mem.search("anything")
         mem.sync(force=True)
-    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+        mem.status()
+    assert tree() == before
 
 
 def test_cache_is_pruned_lru_but_keeps_live_vectors(workspace: Path, fake: FakeEmbedder) -> None:
@@ -244,3 +273,36 @@ def test_search_answers_while_a_sync_is_embedding(workspace: Path, fake: FakeEmb
 
         resp = search_while_blocked(mem, syncing)
         assert resp.results[0].path == "MEMORY.md"
+
+
+def test_a_slow_sync_never_overwrites_what_a_newer_sync_indexed(workspace: Path) -> None:
+    """Sync X lists the files and embeds slowly; meanwhile the file changes and sync Y (another Memory, as
+    another process would) indexes the newer text and commits. X must not put its older rows back: the
+    race the stress test found (the index kept claiming an old state, and no event was left to fix it)."""
+    listed, release = threading.Event(), threading.Event()
+
+    class Slow(FakeEmbedder):
+        def embed_batch(self, texts: Any) -> Any:
+            listed.set()
+            release.wait(30)
+            return super().embed_batch(texts)
+
+    log = workspace / "memory" / "2026-01-05.md"
+    with open_mem(workspace, FakeEmbedder()) as mem:
+        mem.sync()
+    log.write_text(log.read_text() + "- First addition: the heron.\n")
+    slow = open_mem(workspace, Slow())
+    x = threading.Thread(target=slow.sync)
+    x.start()
+    try:
+        assert listed.wait(30)  # X has listed the files and read the text with the heron only
+        log.write_text(log.read_text() + "- Second addition: the kingfisher.\n")
+        with open_mem(workspace, FakeEmbedder()) as other:
+            other.sync()  # Y commits the newer text
+    finally:
+        release.set()
+        x.join(30)
+        slow.close()
+    with open_mem(workspace, FakeEmbedder(), sync={"onSearch": False}) as mem:
+        assert not mem.is_dirty()
+        assert mem.search("kingfisher", min_score=0).results[0].path == "memory/2026-01-05.md"

@@ -10,6 +10,7 @@ previous index stays complete and searchable.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -31,6 +32,7 @@ from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
 CHUNKER_VERSION = 1
+CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync ran
 EMBED_BATCH = 64  # texts per provider call and per cache commit
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
 
@@ -77,6 +79,16 @@ class SyncReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def absorb(self, later: SyncReport) -> None:
+        """Add a later pass of the same sync to this report."""
+        for name, value in asdict(later).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                setattr(self, name, getattr(self, name) + value)
+        if later.estimated_usd is not None:
+            self.estimated_usd = (self.estimated_usd or 0.0) + later.estimated_usd
+        self.full_reindex = self.full_reindex or later.full_reindex
+        self.notes.extend(later.notes)
 
 
 @dataclass(frozen=True)
@@ -154,7 +166,34 @@ def sync_workspace(
     price: Price | None = None,
     on_plan: PlanHook | None = None,
 ) -> SyncReport:
+    """Bring the index up to date with the memory files. If files changed while it ran (another writer,
+    an editor), it makes up to ``CATCH_UP_PASSES`` more incremental passes: when it returns, the index is
+    at least as new as the files were when it started, whoever else was syncing at the same time."""
     started = time.perf_counter()
+    args = (provider, workspace, chunking, cache_enabled, cache_max_entries)
+    report = _sync_pass(store, *args, force, progress, batch, price, on_plan)
+    for _ in range(CATCH_UP_PASSES):
+        indexed = {p: (st.mtime, st.size) for p, st in store.file_states().items() if st.source == "memory"}
+        if not differs_from(workspace, indexed):
+            break
+        report.absorb(_sync_pass(store, *args, False, progress, batch, price, None))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _sync_pass(
+    store: SQLiteStore,
+    provider: EmbeddingProvider | None,
+    workspace: Path,
+    chunking: ChunkingSettings,
+    cache_enabled: bool = True,
+    cache_max_entries: int = 50_000,
+    force: bool = False,
+    progress: Progress | None = None,
+    batch: BatchRun | None = None,
+    price: Price | None = None,
+    on_plan: PlanHook | None = None,
+) -> SyncReport:
     report = SyncReport()
     plan = effective_chunking(chunking, provider)
     fingerprint = index_fingerprint(provider, plan, workspace)
@@ -214,6 +253,9 @@ def sync_workspace(
             if report.full_reindex:
                 store.reset()
             for info, state, rows, derived in todo:
+                if not report.full_reindex and _superseded(store, workspace, info.path, known.get(info.path)):
+                    report.notes.append(f"{info.path}: a newer sync indexed it meanwhile; kept its rows")
+                    continue
                 report.chunks_written += len(rows)
                 store.replace_chunks(info.path, rows, provider.model if provider else "")
                 store.facts.replace_file(info.path, derived.facts, derived.problems, derived.names)
@@ -222,9 +264,11 @@ def sync_workspace(
                 report.fact_problems += len(derived.problems)
                 report.notes.extend(f"{info.path}:{line}: {message}" for line, message in derived.problems)
             for path, state in touched:
-                store.set_file_state(path, state)
+                if not _superseded(store, workspace, path, known.get(path)):
+                    store.set_file_state(path, state)
             for path in removed:
-                store.delete_file(path)
+                if not _superseded(store, workspace, path, known.get(path)):
+                    store.delete_file(path)
             if key is not None and texts_by_hash:
                 store.touch_vectors(key, list(texts_by_hash))
             store.set_meta(
@@ -248,8 +292,20 @@ def sync_workspace(
             changed = None if report.full_reindex else {info.path for info, *_ in todo}
             names = [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()]
             report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, changed))
-    report.seconds = time.perf_counter() - started
     return report
+
+
+def _superseded(store: SQLiteStore, workspace: Path, path: str, listed: FileState | None) -> bool:
+    """Whether another sync committed ``path`` after this one listed it, recording exactly what is on disk
+    now: then this sync's rows are the older ones and must not overwrite that. Call inside ``write()``."""
+    now = store.indexed_state(path)
+    if now is None or now == listed:
+        return False
+    try:
+        st = os.stat(workspace / path)
+    except OSError:
+        return False
+    return (st.st_mtime_ns, st.st_size) == (now.mtime, now.size)
 
 
 def _embed_missing(

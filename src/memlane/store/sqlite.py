@@ -356,6 +356,11 @@ class SQLiteStore:
             rows = conn.execute("SELECT path, hash, mtime, size, source FROM files").fetchall()
         return {p: FileState(h, m, s, src) for p, h, m, s, src in rows}
 
+    def indexed_state(self, path: str) -> FileState | None:
+        """What the index records for ``path`` as this write transaction sees it; call inside :meth:`write`."""
+        row = self._conn.execute("SELECT hash, mtime, size, source FROM files WHERE path = ?", (path,)).fetchone()
+        return FileState(*row) if row else None
+
     def set_file_state(self, path: str, state: FileState) -> None:
         """Record a file as indexed; call inside :meth:`write`."""
         self._conn.execute(
