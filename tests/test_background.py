@@ -1,4 +1,8 @@
-"""The watcher, interval sync and background worker of a long-lived Memory."""
+"""The watcher, interval sync and background worker of a long-lived Memory.
+
+Every wait is on a condition with a generous timeout (a loaded CI machine is slow, never wrong), and
+state is read through public API only: the index through the store's reader, counts through status.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from conftest import FakeEmbedder, write
 from memlane.background import is_memory_event
 
 
-def until(check: Callable[[], bool], timeout: float = 15.0) -> float:
+def until(check: Callable[[], bool], timeout: float = 30.0) -> float:
     """Seconds until ``check()`` holds; fails after ``timeout``."""
     started = time.monotonic()
     while not check():
@@ -27,36 +31,59 @@ def paths(mem: memlane.Memory) -> set[str]:
     return set(mem.store.file_states())
 
 
+def indexed(mem: memlane.Memory, path: str) -> str:
+    """The text the index holds for ``path`` (rebuilt from its chunks)."""
+    return "\n".join(mem.store.lines_of(path, 1, 200))
+
+
+def background(mem: memlane.Memory) -> dict[str, Any]:
+    return mem.background_status()
+
+
 def fast(**sync: Any) -> dict[str, Any]:
     return {"sync": {"watchDebounceMs": 100, "onSessionStart": False, **sync}}
+
+
+def watching(mem: memlane.Memory) -> memlane.Memory:
+    mem.start(watch=True)
+    assert mem.wait_watching(30)
+    return mem
 
 
 def test_watcher_follows_create_change_rename_and_delete(workspace: Path, fake: FakeEmbedder) -> None:
     with memlane.open(workspace, provider=fake, **fast()) as mem:
         mem.sync()
-        mem.start(watch=True)
-        time.sleep(0.3)  # let the watches settle
+        watching(mem)
         write(workspace, "memory/2026-06-01.md", "Kayak rental opens in June.\n")
         until(lambda: "memory/2026-06-01.md" in paths(mem))
         write(workspace, "memory/2026-06-01.md", "Kayak rental opens in July.\n")
-        until(lambda: any("July" in t for (t,) in mem.store._conn.execute("SELECT text FROM chunks")))
+        until(lambda: "July" in indexed(mem, "memory/2026-06-01.md"))
         os.rename(workspace / "memory/2026-06-01.md", workspace / "memory/2026-06-02.md")
         until(lambda: "memory/2026-06-02.md" in paths(mem) and "memory/2026-06-01.md" not in paths(mem))
         (workspace / "memory/2026-06-02.md").unlink()
         until(lambda: "memory/2026-06-02.md" not in paths(mem))
         write(workspace, "MEMORY.md", "# Facts\n\nThe boat is blue.\n")
-        until(lambda: any("boat is blue" in t for (t,) in mem.store._conn.execute("SELECT text FROM chunks")))
+        until(lambda: "boat is blue" in indexed(mem, "MEMORY.md"))
+        assert mem.wait_idle(30)
         assert not mem.search("boat").stale
-        status = mem.status()["background"]
+        status = background(mem)
         assert status["running"] and status["lastError"] is None and status["syncs"] >= 4
+
+
+def test_bank_pages_are_watched_too(workspace: Path, fake: FakeEmbedder) -> None:
+    with memlane.open(workspace, provider=fake, **fast()) as mem:
+        mem.sync()
+        watching(mem)
+        write(workspace, "bank/entities/Dana.md", "# Dana\n\naliases: DW\n")  # bank/ is created after the start
+        until(lambda: "bank/entities/Dana.md" in paths(mem))
+        until(lambda: mem.status()["facts"]["pages"] == 1)
 
 
 def test_a_new_memory_directory_is_picked_up(tmp_path: Path, fake: FakeEmbedder) -> None:
     write(tmp_path, "MEMORY.md", "# Facts\n")
     with memlane.open(tmp_path, provider=fake, **fast()) as mem:
         mem.sync()
-        mem.start(watch=True)
-        time.sleep(0.3)
+        watching(mem)
         write(tmp_path, "memory/nested/deep/note.md", "Deep note about herons.\n")
         until(lambda: "memory/nested/deep/note.md" in paths(mem))
 
@@ -75,29 +102,48 @@ def test_editor_junk_and_hidden_files_do_not_trigger_syncs(workspace: Path, fake
     ):
         assert not is_memory_event(workspace, f"{ws}/{junk}"), junk
     assert is_memory_event(workspace, f"{ws}/memory/a/b.md") and is_memory_event(workspace, f"{ws}/MEMORY.md")
+    assert is_memory_event(workspace, f"{ws}/bank/entities/X.md")
     with memlane.open(workspace, provider=fake, **fast()) as mem:
         mem.sync()
-        mem.start(watch=True)
-        time.sleep(0.3)
-        syncs = mem.status()["background"]["syncs"]
+        watching(mem)
+        syncs = background(mem)["syncs"]
         write(workspace, "memory/.draft.md.swp", "swap")
         write(workspace, "memory/.hidden.md", "hidden")
         write(workspace, "scratch.txt", "not memory")
-        time.sleep(0.8)
-        assert mem.status()["background"]["syncs"] == syncs and mem._background.events == 0  # type: ignore[union-attr]
+        # then one real change: once it is indexed, the junk (written before it) has had every chance
+        write(workspace, "memory/2026-06-03.md", "Real note.\n")
+        until(lambda: "memory/2026-06-03.md" in paths(mem))
+        assert mem.wait_idle(30)
+        status = background(mem)
+        assert status["syncs"] == syncs + 1 and status["events"] == 1
 
 
 def test_a_burst_of_saves_is_one_sync(workspace: Path, fake: FakeEmbedder) -> None:
-    with memlane.open(workspace, provider=fake, **fast(watchDebounceMs=400)) as mem:
+    with memlane.open(workspace, provider=fake, **fast(watchDebounceMs=1500)) as mem:
         mem.sync()
-        mem.start(watch=True)
-        time.sleep(0.3)
-        for i in range(10):
+        watching(mem)
+        for i in range(10):  # ten saves within a few milliseconds, far inside the 1.5 s debounce
             write(workspace, "memory/2026-07-01.md", f"Draft {i} of the plan.\n")
-            time.sleep(0.02)
-        until(lambda: any("Draft 9" in t for (t,) in mem.store._conn.execute("SELECT text FROM chunks")))
-        time.sleep(0.6)
-        assert mem.status()["background"]["syncs"] <= 2
+        until(lambda: "Draft 9" in indexed(mem, "memory/2026-07-01.md"))
+        assert mem.wait_idle(30)
+        assert background(mem)["syncs"] == 1
+
+
+def test_a_steady_stream_of_saves_cannot_postpone_syncs(workspace: Path, fake: FakeEmbedder) -> None:
+    """Saves every 100 ms for 3 s, debounce 500 ms: a debounce that waited for quiet would not sync at all
+    until the stream ends; the schedule keeps the first event's time, so syncs happen during it."""
+    with memlane.open(workspace, provider=fake, **fast(watchDebounceMs=500)) as mem:
+        mem.sync()
+        watching(mem)
+        end = time.monotonic() + 3.0
+        i = 0
+        while time.monotonic() < end:
+            write(workspace, "memory/2026-07-02.md", f"Line {i} of a long dictation.\n")
+            i += 1
+            time.sleep(0.1)
+        during = background(mem)["syncs"]
+        assert during >= 2, f"{during} syncs while saves kept coming"
+        until(lambda: f"Line {i - 1} " in indexed(mem, "memory/2026-07-02.md"))
 
 
 def test_watching_a_large_tree_uses_few_descriptors(tmp_path: Path, fake: FakeEmbedder) -> None:
@@ -108,8 +154,7 @@ def test_watching_a_large_tree_uses_few_descriptors(tmp_path: Path, fake: FakeEm
     with memlane.open(tmp_path, provider="none", **fast()) as mem:
         mem.sync()
         before = fds()
-        mem.start(watch=True)
-        time.sleep(0.5)
+        watching(mem)
         during = fds()
         write(tmp_path, "memory/d7/new.md", "a heron by the river\n")
         until(lambda: "memory/d7/new.md" in paths(mem))
@@ -128,8 +173,31 @@ def test_session_start_syncs_and_close_stops_every_thread(workspace: Path, fake:
     with memlane.open(workspace, provider=fake, sync={"onSessionStart": True, "watchDebounceMs": 100}) as mem:
         mem.start(watch=True)
         until(lambda: "MEMORY.md" in paths(mem))  # onSessionStart: a sync right away
-    time.sleep(0.1)
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("memlane-")]
+    until(lambda: not [t.name for t in threading.enumerate() if t.name.startswith("memlane-watch")])
+    assert not [t.name for t in threading.enumerate() if t.name in ("memlane-sync",) or t.name.startswith("memlane-w")]
+
+
+def test_close_waits_for_a_running_sync(workspace: Path) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    class Slow(FakeEmbedder):
+        def embed_batch(self, texts: Any) -> Any:
+            started.set()
+            release.wait(30)
+            return super().embed_batch(texts)
+
+    mem = memlane.open(workspace, provider=Slow(), **fast(onSessionStart=True))
+    mem.start(watch=False)  # onSessionStart: a background sync now
+    assert started.wait(30)  # the background sync is inside the provider now
+    closer = threading.Thread(target=mem.close)
+    closer.start()
+    time.sleep(0.2)
+    assert closer.is_alive()  # close() is waiting for the sync, not abandoning it
+    release.set()
+    closer.join(30)
+    assert not closer.is_alive()
+    with memlane.open(workspace, provider=FakeEmbedder()) as again:
+        assert not again.is_dirty()  # the sync that close() waited for committed the whole index
 
 
 def test_start_adds_the_watcher_to_a_worker_a_search_already_started(workspace: Path, fake: FakeEmbedder) -> None:
@@ -138,7 +206,6 @@ def test_start_adds_the_watcher_to_a_worker_a_search_already_started(workspace: 
         write(workspace, "memory/2026-09-01.md", "First change.\n")
         assert mem.search("change").stale  # starts the background worker, without a watcher
         assert mem.wait_idle(30)
-        mem.start(watch=True)
-        time.sleep(0.3)
+        watching(mem)
         write(workspace, "memory/2026-09-02.md", "Seen by the watcher.\n")
         until(lambda: "memory/2026-09-02.md" in paths(mem))

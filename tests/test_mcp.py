@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+import memlane
 from conftest import write
 
 
@@ -117,3 +118,62 @@ def test_http_refuses_a_non_loopback_host(workspace: Path) -> None:
         [sys.executable, *_args(workspace), "--http", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 1 and "loopback only" in result.stderr
+
+
+def _stdio(workspace: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[*_args(workspace), *extra], env=dict(os.environ))
+
+
+def test_workspace_access_through_the_mcp_server(workspace: Path, tmp_path: Path) -> None:
+    write(workspace, "MEMORY.md", FACTS)
+    before = {p: p.read_bytes() for p in workspace.rglob("*.md")}
+
+    async def main(access: str) -> dict[str, bool]:
+        cfg = tmp_path / f"{access}.json"
+        cfg.write_text(json.dumps({"agents": {"defaults": {"workspaceAccess": access}}}))
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "memlane", "--workspace", str(workspace), "--config", str(cfg), "mcp"],
+            env=dict(os.environ),
+        )
+        errors = {}
+        async with Client(params, read_timeout_seconds=60) as client:
+            for name, args in [
+                ("memory_search", {"query": "PostgreSQL"}),
+                ("memory_recall", {"query": "Lisbon"}),
+                ("memory_get", {"path": "MEMORY.md"}),
+                ("memory_write", {"text": "must not land"}),
+                ("memory_replace", {"path": "MEMORY.md", "old": "Lisbon", "new": "Porto"}),
+                ("memory_insert", {"path": "MEMORY.md", "text": "must not land"}),
+            ]:
+                res = await client.call_tool(name, args)
+                errors[name] = bool(res.is_error)
+        return errors
+
+    ro = asyncio.run(main("ro"))
+    assert ro == {
+        "memory_search": False, "memory_recall": False, "memory_get": False,
+        "memory_write": True, "memory_replace": True, "memory_insert": True,
+    }  # fmt: skip
+    assert all(asyncio.run(main("none")).values())
+    assert {p: p.read_bytes() for p in workspace.rglob("*.md")} == before
+
+
+def test_the_mcp_server_keeps_the_index_fresh_while_it_serves(workspace: Path) -> None:
+    """A file saved behind the server's back is indexed by the server's own watcher, before any tool call."""
+    write(workspace, "MEMORY.md", FACTS)
+
+    async def main() -> None:
+        async with Client(_stdio(workspace), read_timeout_seconds=60) as client:
+            await client.call_tool("memory_search", {"query": "PostgreSQL"})  # the index exists now
+            write(workspace, "memory/2026-03-01.md", "The heron nests by the lake.\n")
+            with memlane.open(workspace, provider="none", sync={"onSearch": False}) as probe:
+                deadline = time.monotonic() + 60
+                while "memory/2026-03-01.md" not in probe.store.file_states():  # no tool call in between
+                    assert time.monotonic() < deadline, "the server's watcher did not index the new file"
+                    await asyncio.sleep(0.1)
+            found = await client.call_tool("memory_search", {"query": "heron"})
+            assert found.structured_content["results"][0]["path"] == "memory/2026-03-01.md"  # type: ignore[index]
+            assert found.structured_content["stale"] is False  # type: ignore[index]
+
+    asyncio.run(main())

@@ -22,6 +22,8 @@ from .errors import MemlaneError
 from .workspace import MEMORY_DIRS
 
 log = logging.getLogger("memlane")
+# watchfiles logs every batch of changes at INFO ("1 change detected"): noise on a server's stderr.
+logging.getLogger("watchfiles").setLevel(logging.WARNING)
 SESSION_DEBOUNCE_S = 5.0
 _EDITOR_JUNK = (".swp", ".swx", ".swo", ".tmp", ".temp", "~", ".bak", ".orig", ".crdownload")
 
@@ -70,7 +72,7 @@ class Background:
         self._lock = threading.Lock()
         self._due: float | None = None  # monotonic time of the next sync
         self._threads: list[threading.Thread] = []
-        self._watching: set[Path] = set()
+        self._watching: dict[Path, threading.Event] = {}  # root -> set once its OS watch is in place
         self.syncs = 0
         self.events = 0
         self.last_error: str | None = None
@@ -93,6 +95,17 @@ class Background:
             sessions = self.memory.sessions_dir
             sessions.mkdir(parents=True, exist_ok=True)
             self._watch(sessions, recursive=False, debounce=SESSION_DEBOUNCE_S, filter_=_is_transcript)
+
+    def wait_watching(self, timeout: float | None = None) -> bool:
+        """Block until every watched directory that exists has its OS watch in place; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for root, ready in list(self._watching.items()):
+            if not root.is_dir():
+                continue
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not ready.wait(left):
+                return False
+        return True
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop watching, let a running sync finish (up to ``timeout``), then stop the worker."""
@@ -169,7 +182,7 @@ class Background:
     ) -> None:
         if root in self._watching:
             return
-        self._watching.add(root)
+        ready = self._watching[root] = threading.Event()
         delay = debounce if debounce is not None else self.settings.watch_debounce_ms / 1000
         ws = self.memory.workspace
         accept = filter_ or (lambda p: is_memory_event(ws, p))
@@ -189,13 +202,16 @@ class Background:
                         debounce=200,
                         step=50,
                         stop_event=self._stop,
-                        rust_timeout=500,
-                        yield_on_timeout=False,
+                        rust_timeout=250,
+                        yield_on_timeout=True,  # an empty yield: the watch is in place and quiet
                         raise_interrupt=False,
                         ignore_permission_denied=True,
                     ):
-                        self.events += len(changes)
-                        self.request(delay)
+                        ready.set()
+                        if changes:
+                            self.events += len(changes)
+                            self.request(delay)
+                ready.clear()
                 self._stop.wait(0.2)  # the watched directory went away: look again shortly
 
         self._spawn(run, f"memlane-watch-{root.name}")

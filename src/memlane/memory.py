@@ -101,6 +101,12 @@ class Memory:
                 self._background.start()
             return self._background
 
+    def wait_watching(self, timeout: float | None = None) -> bool:
+        """Block until the file watchers :meth:`start` began are in place (changes from now on are seen);
+        True at once when nothing is watched, False on timeout."""
+        bg = self._background
+        return True if bg is None else bg.wait_watching(timeout)
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until background syncs are done (True), or ``timeout`` seconds pass (False)."""
         bg = self._background
