@@ -18,9 +18,22 @@ import pytest
 import memlane
 from memlane.embeddings.base import Vectors, normalize_rows
 
+# Whatever the developer's or CI's shell exports, no test sees it: a key would switch `auto` to a paid
+# vendor and send fixture text there. Subprocesses inherit the cleaned os.environ.
+SEALED_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MEMLANE_MCP_TOKEN",
+    "MEMLANE_DATABASE_URL",
+)
+
 
 @pytest.fixture(autouse=True)
 def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in SEALED_ENV:
+        monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("memlane-home")
     monkeypatch.setenv("MEMLANE_HOME", str(home))
     return home

@@ -128,3 +128,19 @@ def test_recall_and_core_commands(fact_workspace: Path) -> None:
     assert code == 0 and out.startswith("# Memory") and "MEMORY.md: 76 of 5,000 characters" in err
     code, out, _ = run("-w", ws, "status")
     assert code == 0 and "7 facts, 5 entities (2 with a page), 0 unreadable Retain bullets" in out
+
+
+def test_workspace_access_through_the_cli(workspace: Path, tmp_path: Path) -> None:
+    ws = str(workspace)
+    for access, can_read in (("ro", True), ("none", False)):
+        cfg = tmp_path / f"{access}.json"
+        cfg.write_text(json.dumps({"agents": {"defaults": {"workspaceAccess": access}}}))
+        before = {p: p.read_bytes() for p in workspace.rglob("*.md")}
+        code, _, err = run("-w", ws, "-c", str(cfg), "remember", "a note that must not land")
+        assert code == 1 and "not allowed" in err and "workspaceAccess" in err and "Traceback" not in err
+        assert {p: p.read_bytes() for p in workspace.rglob("*.md")} == before  # nothing changed, nothing added
+        code, out, err = run("-w", ws, "-c", str(cfg), "get", "MEMORY.md")
+        if can_read:
+            assert code == 0 and out.startswith("# Memory")
+        else:
+            assert code == 1 and "workspaceAccess: none" in err

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import memlane
+from memlane.chunking import chunk_markdown
 from memlane.embeddings.local import BUNDLED_MAX_TOKENS, LocalEmbedder, _bundled_onnx
 from memlane.errors import ProviderError
 
@@ -48,14 +51,41 @@ def test_real_model_end_to_end_search(workspace: Path) -> None:
     with memlane.open(workspace) as mem:
         report = mem.sync()
         assert report.embedded > 0
-        for c in mem.store.chunks_by_seq(range(1, 100)).values():
-            assert len(mem.choice.provider.count_tokens([c.text])) == 1  # type: ignore[union-attr]
+        provider = mem.choice.provider
+        assert provider is not None
+        chunks = mem.store.chunks_by_seq(range(1, 100)).values()
+        assert chunks and max(provider.count_tokens([c.text for c in chunks])) <= BUNDLED_MAX_TOKENS - 2
         resp = mem.search("what went wrong with the webhook?")
         assert resp.provider == "local" and resp.model == "all-MiniLM-L6-v2" and resp.mode == "hybrid"
         assert resp.results[0].path == "memory/2026-01-06.md"
         # paraphrase with no shared keyword: only the vectors can find it
         para = mem.search("which relational store holds the invoices", min_score=0.2)
         assert para.results and para.results[0].path == "MEMORY.md"
+
+
+_WORDS = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), min_size=1, max_size=30)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.lists(_WORDS, min_size=1, max_size=60).map(" ".join),  # ordinary lines, any script
+            st.text(alphabet="深度学习模型東京の会議", min_size=100, max_size=700),  # long runs with no spaces
+            st.builds(lambda n: "x" * n, st.integers(300, 3000)),  # one huge token
+            st.sampled_from(["# Heading", "", "```", "- a bullet", "## Retain"]),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_no_chunk_exceeds_what_the_model_embeds(model: LocalEmbedder, lines: list[str]) -> None:
+    """Counted with the model's own tokenizer: every chunk fits 254 wordpieces ([CLS] and [SEP] make 256),
+    so no chunk text is cut off from its vector."""
+    limit = BUNDLED_MAX_TOKENS - 2
+    chunks = chunk_markdown("\n".join(lines), limit, 51, model.count_tokens)
+    counts = model.count_tokens([c.text for c in chunks]) if chunks else []
+    assert all(n <= limit for n in counts), max(counts)
 
 
 def test_model_path_directory(tmp_path: Path, workspace: Path) -> None:
@@ -93,3 +123,27 @@ def test_agents_share_one_loaded_model_and_closed_embedders_are_freed(tmp_path: 
     del own
     gc.collect()
     assert ref() is None  # nothing (such as a query cache) keeps a dropped embedder and its session alive
+
+
+def test_a_pure_paraphrase_survives_the_default_min_score(tmp_path: Path) -> None:
+    """No word of these questions is in any note, so nothing matches lexically and the cosine counts alone:
+    weighted 0.7 x cosine (0.42 and 0.47 here) they would fall under the default minScore 0.35."""
+    notes = {
+        "memory/2026-02-01.md": "Dana adopted a small terrier from the animal shelter.",
+        "memory/2026-02-02.md": "The staging cluster was upgraded to Kubernetes 1.31.",
+        "memory/2026-02-03.md": "Invoices are stored in PostgreSQL because billing needs transactions.",
+        "memory/2026-02-04.md": "Lunch on Friday is at the Thai place near the station.",
+    }
+    for rel, text in notes.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text + "\n")
+    with memlane.open(tmp_path) as mem:
+        for question, expected in [
+            ("what puppy breed joined her household", "memory/2026-02-01.md"),
+            ("midday meal plans", "memory/2026-02-04.md"),
+        ]:
+            resp = mem.search(question)  # default minScore 0.35
+            assert resp.mode == "hybrid" and resp.results, question
+            top = resp.results[0]
+            assert top.path == expected and top.text_score == 0.0 and top.score == pytest.approx(top.vector_score)
+            assert 0.35 < top.score < 0.5  # in the band only the cosine-alone rule keeps

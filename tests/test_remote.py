@@ -28,12 +28,6 @@ def server() -> Iterator[VendorServer]:
     srv.stop()
 
 
-@pytest.fixture(autouse=True)
-def no_env_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def notes_workspace(root: Path, files: int = 3) -> Path:
     for i in range(files):
         write(root, f"memory/2026-01-0{i + 1}.md", f"# Day {i + 1}\n\nWe talked about topic{i} and the garden.\n")
@@ -81,7 +75,7 @@ def gemini_config(server: VendorServer, **remote: Any) -> dict[str, Any]:
 
 
 def chunk_texts(mem: memlane.Memory) -> set[str]:
-    return {row[0] for row in mem.store._conn.execute("SELECT text FROM chunks")}
+    return {c.text for c in mem.store.chunks_by_seq(mem.store.live_seqs().tolist()).values()}
 
 
 # -- OpenAI and compatible endpoints
@@ -188,19 +182,31 @@ def test_500_is_retried_then_succeeds(tmp_path: Path, server: VendorServer) -> N
     assert server.state.count("embeddings") == 3
 
 
+def test_retry_after_is_capped_by_retry_max_ms(tmp_path: Path, server: VendorServer) -> None:
+    server.state.faults.append(Fault("embeddings", status=429, headers={"Retry-After": "30"}))
+    cfg = openai_config(server, remote={"retryMaxMs": 300})
+    with memlane.open(notes_workspace(tmp_path), config=cfg) as mem:
+        started = time.monotonic()
+        assert mem.sync().embedded > 0
+        waited = time.monotonic() - started
+        assert mem.choice.provider.client.stats.retries == 1  # type: ignore[union-attr]
+    assert 0.25 <= waited < 15  # the server asked for 30 s; the cap allowed 0.3
+
+
 def test_a_slow_response_times_out_and_is_retried(tmp_path: Path, server: VendorServer) -> None:
-    server.state.faults.append(Fault("embeddings", delay=2.0))
-    cfg = openai_config(server, remote={"timeoutSeconds": 0.3})
+    # A 1 s limit against a 5 s stall: a loaded machine's ordinary requests stay far under the limit.
+    server.state.faults.append(Fault("embeddings", delay=5.0))
+    cfg = openai_config(server, remote={"timeoutSeconds": 1.0})
     with memlane.open(notes_workspace(tmp_path), config=cfg) as mem:
         assert mem.sync().embedded > 0
         assert mem.choice.provider.client.stats.retries == 1  # type: ignore[union-attr]
 
 
 def test_a_query_timeout_falls_back_to_keyword_search(tmp_path: Path, server: VendorServer) -> None:
-    cfg = openai_config(server, remote={"queryTimeoutSeconds": 0.3, "maxRetries": 0})
+    cfg = openai_config(server, remote={"queryTimeoutSeconds": 1.0, "maxRetries": 0})
     with memlane.open(notes_workspace(tmp_path), config=cfg) as mem:
         mem.sync()
-        server.state.faults.append(Fault("embeddings", delay=1.5))
+        server.state.faults.append(Fault("embeddings", delay=5.0))
         resp = mem.search("PostgreSQL")
     assert resp.mode == "keyword" and resp.results[0].path == "MEMORY.md"
     assert resp.fallback is not None and "timed out" in resp.fallback["reason"]

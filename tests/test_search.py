@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import memlane
@@ -82,15 +83,31 @@ def test_phrase_tokens_must_stand_together(tmp_path: Path) -> None:
         assert [r.path for r in mem.search("OPENAI_API_KEY", min_score=0).results] == ["memory/b.md"]
 
 
-def test_strong_keyword_hit_is_not_dropped_for_lacking_vector_similarity(tmp_path: Path, fake: FakeEmbedder) -> None:
+class PlannedEmbedder(FakeEmbedder):
+    """Vectors set by hand: the query is e0; the rare-token note has cosine 0.4 to it, the lunch notes 0.6."""
+
+    def __init__(self) -> None:
+        super().__init__(dims=4)
+
+    def _vec(self, text: str) -> np.ndarray:
+        if "zq81x7" in text and "deploy" not in text:
+            return np.array([1.0, 0, 0, 0], dtype=np.float32)  # the query
+        if "deploy" in text:
+            return np.array([0.4, 0.9165, 0, 0], dtype=np.float32)
+        return np.array([0.6, 0, 0.8, 0], dtype=np.float32)
+
+
+def test_a_keyword_hit_outside_the_vector_pool_is_scored_with_its_exact_cosine(tmp_path: Path) -> None:
     ws = tmp_path / "w"
     write(ws, "memory/a.md", "- deploy token zq81x7 rotated\n")
-    for i in range(30):
+    for i in range(30):  # more than maxResults x candidateMultiplier = 24: the vector pool is all lunch
         write(ws, f"memory/n{i}.md", f"- unrelated note number {i} about lunch\n")
-    with memlane.open(ws, provider=fake) as mem:
+    with memlane.open(ws, provider=PlannedEmbedder()) as mem:
         resp = mem.search("zq81x7")  # default minScore 0.35
-        assert resp.results and resp.results[0].path == "memory/a.md"
-        assert resp.results[0].text_score == 1.0
+        top = resp.results[0]
+        # 0.7 x 0.4 + 0.3 x 1.0 = 0.58; scored as if its cosine were 0 it would be 0.3 and dropped
+        assert top.path == "memory/a.md" and top.text_score == 1.0
+        assert top.vector_score == pytest.approx(0.4, abs=1e-3) and top.score == pytest.approx(0.58, abs=1e-3)
 
 
 def test_cjk_and_accented_text(tmp_path: Path) -> None:

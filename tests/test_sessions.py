@@ -10,10 +10,17 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
+from memlane.store import StoredChunk
 
 
 def msg(role: str, content: Any) -> str:
     return json.dumps({"type": "message", "message": {"role": role, "content": content}}) + "\n"
+
+
+def session_chunks(mem: memlane.Memory) -> list[StoredChunk]:
+    """The transcripts' chunks in the index, in the order they were added (public store reads only)."""
+    chunks = mem.store.chunks_by_seq(mem.store.live_seqs().tolist())
+    return [chunks[s] for s in sorted(chunks) if chunks[s].source == "sessions"]
 
 
 def session_cfg(tmp_path: Path, **sync: Any) -> dict[str, Any]:
@@ -57,8 +64,12 @@ def test_transcripts_are_indexed_and_readable_by_line(
         text = mem.get(hit.path, from_line=hit.start_line, lines=hit.end_line - hit.start_line + 1)
         assert "Assistant: Lisbon fits the budget." in text and "User: Where should" in text
         assert "ignored tool output" not in mem.get(hit.path)
-        payload = memlane.run_tool(mem, "memory_get", {"path": "sessions/../MEMORY.md"})
-        assert "error" in payload
+        # targets that exist, one step outside the sessions directory: refused all the same
+        (tmp_path / "secret.jsonl").write_text('{"role": "user", "content": "the vault password"}\n')
+        (tmp_path / "secret.md").write_text("the vault password\n")
+        for path in ("sessions/../secret.jsonl", "sessions/../secret.md", "sessions/..\\secret.jsonl"):
+            payload = memlane.run_tool(mem, "memory_get", {"path": path})
+            assert "not a session transcript path" in payload["error"] and "vault" not in str(payload), path
 
 
 def test_appends_are_indexed_incrementally_past_the_delta(
@@ -66,9 +77,7 @@ def test_appends_are_indexed_incrementally_past_the_delta(
 ) -> None:
     with memlane.open(workspace, config=session_cfg(tmp_path, deltaMessages=3), provider=fake) as mem:
         mem.sync()
-        rows = lambda: mem.store._conn.execute(  # noqa: E731
-            "SELECT seq, start_line, end_line FROM chunks WHERE source='sessions' ORDER BY seq"
-        ).fetchall()
+        rows = lambda: [(c.seq, c.start_line, c.end_line) for c in session_chunks(mem)]  # noqa: E731
         before = rows()
         with transcript.open("a") as fh:
             fh.write(msg("user", "And the hotel?") + msg("assistant", "The Alfama guesthouse."))
@@ -94,7 +103,7 @@ def test_a_rewritten_transcript_is_reindexed_from_scratch(
         mem.sync()
         transcript.write_text(msg("user", "Completely new talk about kayaks."))
         mem.sync()
-        texts = [t for (t,) in mem.store._conn.execute("SELECT text FROM chunks WHERE source='sessions'")]
+        texts = [c.text for c in session_chunks(mem)]
         assert len(texts) == 1 and "kayaks" in texts[0] and "Lisbon" not in texts[0]
         transcript.unlink()
         assert mem.sync().files_removed == 1
@@ -132,5 +141,5 @@ def test_a_growing_transcript_does_not_make_searches_stale(
         assert not resp.stale and resp.results
         assert mem.wait_idle(30)  # a background pass looked at it; below the delta nothing is indexed yet
         assert mem.status()["background"]["syncs"] == 1
-        indexed = [t for (t,) in mem.store._conn.execute("SELECT text FROM chunks WHERE source='sessions'")]
+        indexed = [c.text for c in session_chunks(mem)]
         assert not any("one more message" in t for t in indexed)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import multiprocessing
 import os
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,11 +137,24 @@ def test_an_editor_save_during_a_heading_insert_is_kept(tmp_path: Path, monkeypa
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".memlane-")]  # no temp file left
 
 
-def test_a_write_during_a_running_sync_does_not_wait_for_it(workspace: Path, fake: FakeEmbedder) -> None:
-    with memlane.open(workspace, provider=fake) as mem:
-        mem.sync()
-        with mem._sync_lock:  # as if a long reindex were running
-            out = mem.write("Written while a reindex runs.")
+def test_a_write_during_a_running_sync_does_not_wait_for_it(workspace: Path) -> None:
+    inside, release = threading.Event(), threading.Event()
+
+    class Slow(FakeEmbedder):
+        def embed_batch(self, texts: Any) -> Any:
+            inside.set()
+            release.wait(30)
+            return super().embed_batch(texts)
+
+    with memlane.open(workspace, provider=Slow()) as mem:
+        reindex = threading.Thread(target=mem.sync, kwargs={"force": True})
+        reindex.start()  # a long reindex, stuck in the provider until released
+        assert inside.wait(30)
+        started = time.monotonic()
+        out = mem.write("Written while a reindex runs.")
+        assert time.monotonic() - started < 10  # it did not wait for the reindex
         assert out["indexed"] is False and "background" in out["note"]
+        release.set()
+        reindex.join(30)
         assert mem.wait_idle(30)
         assert mem.search("reindex runs").results[0].path == out["path"]
