@@ -1,6 +1,7 @@
 """A real HTTP server on 127.0.0.1 speaking the OpenAI and Gemini embedding wire protocols.
 
-OpenAI: ``POST /v1/embeddings``, ``POST /v1/files`` (multipart), ``GET /v1/files/{id}/content``,
+OpenAI: ``POST /v1/embeddings``, ``POST /v1/chat/completions`` (scripted replies), ``POST /v1/files``
+(multipart), ``GET /v1/files/{id}/content``,
 ``POST /v1/batches``, ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``.
 Gemini: ``POST /v1beta/models/{m}:embedContent``, ``:batchEmbedContents``, ``:asyncBatchEmbedContent``,
 ``GET /v1beta/batches/{id}``, ``POST /v1beta/batches/{id}:cancel``.
@@ -62,6 +63,7 @@ class VendorState:
         self.requests: list[Seen] = []
         self.faults: list[Fault] = []
         self.batch_outcomes: list[str] = []  # consumed per batch job created; default "complete"
+        self.chat_replies: list[str] = []  # chat completions answer these, in order
         self.polls_to_finish = 2
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -138,6 +140,8 @@ class Handler(BaseHTTPRequestHandler):
             rest = path[4:]
             if rest == "embeddings":
                 return "embeddings"
+            if rest == "chat/completions":
+                return "chat.completions"
             if rest == "files":
                 return "files.create"
             if rest.startswith("files/") and rest.endswith("/content"):
@@ -187,6 +191,11 @@ class Handler(BaseHTTPRequestHandler):
     # -- the vendors
     def _route(self, method: str, path: str, kind: str, body: Any, fault: Fault | None) -> tuple[int, Any, str | None]:
         state = self.server.state
+        if kind == "chat.completions":  # answers with the next scripted reply
+            content = state.chat_replies.pop(0) if state.chat_replies else ""
+            message = {"role": "assistant", "content": content}
+            return 200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
+                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}, None  # fmt: skip
         if kind == "embeddings":
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             if any(not t for t in inputs):

@@ -60,12 +60,16 @@ class Syncable(Protocol):
 
     def sync(self, *, include_sessions: bool = True) -> object: ...
 
+    def reflect_scheduled(self) -> None: ...
+
 
 class Background:
     """Owns the watcher threads, the interval timer and the sync worker of one Memory."""
 
     def __init__(self, memory: Syncable) -> None:
         self.memory = memory
+        self.reflect_every: float | None = None  # seconds between scheduled reflects (reflect.schedule)
+        self.reflects = 0
         self.settings = memory.settings.sync
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -136,6 +140,11 @@ class Background:
             self._idle.clear()
         self._wake.set()
 
+    def schedule_reflect(self, every: float | None) -> None:
+        """Run the memory's reflect every ``every`` seconds from now on (None: never)."""
+        self.reflect_every = every
+        self._wake.set()
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no sync is due or running; False on timeout."""
         return self._idle.wait(timeout)
@@ -144,11 +153,19 @@ class Background:
     def _work(self) -> None:
         interval = self.settings.interval_minutes * 60
         next_interval = time.monotonic() + interval if interval else None
+        next_reflect: float | None = None
         while not self._stop.is_set():
             with self._lock:
                 due = self._due
             now = time.monotonic()
-            waits = [t - now for t in (due, next_interval) if t is not None]
+            if self.reflect_every and next_reflect is None:
+                next_reflect = now + self.reflect_every
+            if next_reflect is not None and next_reflect <= now and self.reflect_every:
+                next_reflect = now + self.reflect_every
+                self._run("reflect", self.memory.reflect_scheduled)
+                self.reflects += 1
+                continue
+            waits = [t - now for t in (due, next_interval, next_reflect) if t is not None]
             if not waits or min(waits) > 0:
                 self._wake.wait(min(waits) if waits else None)
                 self._wake.clear()
@@ -157,20 +174,24 @@ class Background:
                 next_interval = now + interval
             with self._lock:
                 self._due = None
-            try:
-                self.memory.sync(include_sessions=True)
-                self.last_error = None
-            except MemlaneError as exc:
-                self.last_error = str(exc)
-                log.warning("memlane background sync failed: %s", exc)
-            except Exception as exc:  # the worker must survive whatever one sync hits
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                log.exception("memlane background sync crashed")
+            self._run("sync", lambda: self.memory.sync(include_sessions=True))
             self.syncs += 1
             self.last_sync = time.time()
             with self._lock:
                 if self._due is None:
                     self._idle.set()
+
+    def _run(self, what: str, job: Callable[[], object]) -> None:
+        """Run one job; the worker survives whatever it hits, and ``last_error`` says what that was."""
+        try:
+            job()
+            self.last_error = None
+        except MemlaneError as exc:
+            self.last_error = f"{what}: {exc}"
+            log.warning("memlane background %s failed: %s", what, exc)
+        except Exception as exc:
+            self.last_error = f"{what}: {type(exc).__name__}: {exc}"
+            log.exception("memlane background %s crashed", what)
 
     # -- watching
     def _watch(

@@ -238,6 +238,57 @@ def recall(
 
 
 @cli.command()
+@click.option("--since", help="Entities with facts since then get their page updated (default reflect.since, 7d).")
+@click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def reflect(ctx: click.Context, since: str | None, dry_run: bool, as_json: bool) -> None:
+    """Update entity pages, bank/opinions.md and bank/proposals.md from the facts."""
+    with _memory(ctx) as mem:
+        report = mem.reflect(since=since, dry_run=dry_run)
+    if as_json:
+        payload = report.to_dict()
+        if dry_run:
+            payload["diff"] = report.diff()
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    if dry_run:
+        click.echo(report.diff() or "nothing to change", nl=not report.diff())
+        return
+    click.echo(
+        f"{len(report.entities)} entities since {report.since}, {len(report.opinions)} opinions, "
+        f"{len(report.proposals)} proposals for MEMORY.md; "
+        + (f"wrote {', '.join(report.written)}" if report.written else "nothing changed")
+    )
+
+
+@cli.command()
+@click.option("--day", help="The daily log of this day (YYYY-MM-DD); default today's.")
+@click.option("--since", help="Every daily log from then on: 7d, 2w, YYYY-MM-DD.")
+@click.option("--apply", is_flag=True, help="Append the drafted bullets to each log under ## Retain.")
+@click.option("--llm", "use_llm", is_flag=True, help="Draft with the configured LLM (llm.*) instead of the rules.")
+@click.option("--json", "as_json", is_flag=True, help="Print the drafts as JSON.")
+@click.pass_context
+def retain(ctx: click.Context, day: str | None, since: str | None, apply: bool, use_llm: bool, as_json: bool) -> None:
+    """Draft ## Retain bullets from daily logs (print them; --apply writes them)."""
+    if day and since:
+        raise click.UsageError("give --day or --since, not both")
+    with _memory(ctx) as mem:
+        drafts = mem.retain(day=day, since=since, apply=apply, llm=use_llm)
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in drafts], indent=2, ensure_ascii=False))
+        return
+    if not drafts:
+        click.echo("no daily log in that range", err=True)
+    for d in drafts:
+        state = f"appended at lines {d.lines[0]}-{d.lines[1]}" if d.written and d.lines else "draft"
+        click.echo(click.style(f"# {d.path} ({len(d.drafts)} bullets, {state})", bold=True))
+        click.echo(d.section() or "(nothing new to retain)\n")
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the memory_core payload as JSON.")
 @click.pass_context
 def core(ctx: click.Context, as_json: bool) -> None:

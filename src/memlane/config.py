@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -249,6 +250,50 @@ class CoreSettings(_Model):
     max_chars: int = Field(5000, ge=1)
 
 
+_SCHEDULE = re.compile(r"^(?:off|hourly|daily|\d+(?:\.\d+)?\s*[mhd])$")
+
+
+class ReflectSettings(_Model):
+    """``memlane reflect``: entity pages, opinions and MEMORY.md proposals from the facts."""
+
+    # off, hourly, daily, or every N minutes / hours / days ("30m", "6h", "1d"): run by `memlane watch` and start()
+    schedule: str = "off"
+    since: str = "7d"  # entities with facts this recent get their pages updated
+    stale_days: int = Field(30, ge=1)  # an opinion with no evidence for this long is "stale"
+    trend_days: int = Field(30, ge=1)  # strengthening / weakening: its confidence now against this long ago
+    propose_min_days: int = Field(3, ge=2)  # a fact said on this many different days is proposed for MEMORY.md
+    proposal_days: int = Field(90, ge=1)  # ... when its latest statement is this recent
+
+    @model_validator(mode="after")
+    def _schedule_readable(self) -> ReflectSettings:
+        if not _SCHEDULE.match(self.schedule.strip().lower()):
+            raise ValueError("reflect.schedule must be off, hourly, daily, or a period such as 30m, 6h, 1d")
+        return self
+
+    @property
+    def every_seconds(self) -> float | None:
+        """The schedule's period, None when off."""
+        value = self.schedule.strip().lower()
+        if value == "off":
+            return None
+        if value in ("hourly", "daily"):
+            return 3600.0 if value == "hourly" else 86400.0
+        return float(value[:-1].strip()) * {"m": 60, "h": 3600, "d": 86400}[value[-1]]
+
+
+class LlmSettings(_Model):
+    """The optional LLM that drafts Retain bullets (``memlane retain --llm``): any OpenAI-compatible
+    chat-completions endpoint. Key and base URL resolve as the embedding remote's: these settings, then
+    ``models.providers.openai``, then OPENAI_API_KEY / OPENAI_BASE_URL."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str = "gpt-4o-mini"
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_seconds: float = Field(120, gt=0)
+    max_retries: int = Field(3, ge=0)
+
+
 class CompactionSettings(_Model):
     reserve_tokens_floor: int = Field(20_000, ge=0)
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
@@ -261,6 +306,8 @@ class _AgentEntry(_Model):
     workspace_access: WorkspaceAccess | None = None
     compaction: dict[str, Any] | None = None
     core: dict[str, Any] | None = None
+    reflect: dict[str, Any] | None = None
+    llm: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -269,6 +316,8 @@ class _AgentDefaults(_Model):
     workspace_access: WorkspaceAccess = "rw"
     compaction: dict[str, Any] | None = None
     core: dict[str, Any] | None = None
+    reflect: dict[str, Any] | None = None
+    llm: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -303,6 +352,8 @@ class AgentConfig(BaseModel):
     workspace_access: WorkspaceAccess = "rw"  # ro: reads only (no writes, no flush); none: tools disabled
     compaction: CompactionSettings = CompactionSettings()
     core: CoreSettings = CoreSettings()
+    reflect: ReflectSettings = ReflectSettings()
+    llm: LlmSettings = LlmSettings()
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
@@ -323,6 +374,17 @@ def _format_validation(err: ValidationError, prefix: str) -> str:
         where = f"{prefix}.{loc}" if loc else prefix
         parts.append(f"{where}: {item['msg']}")
     return "; ".join(parts)
+
+
+_S = TypeVar("_S", bound=BaseModel)
+
+
+def _section(model: type[_S], name: str, defaults: Mapping[str, Any] | None, agent: Mapping[str, Any] | None) -> _S:
+    """An agent-level settings section: defaults <- the agent's entry, validated with errors naming the key."""
+    try:
+        return model.model_validate(_deep_merge(defaults or {}, agent or {}))
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {_format_validation(exc, name)}") from None
 
 
 def default_config_path() -> Path:
@@ -384,16 +446,12 @@ def resolve(
         raise ConfigError(f"invalid config: {_format_validation(exc, 'memorySearch')}") from None
 
     workspace = (entry.workspace if entry and entry.workspace else None) or parsed.agents.defaults.workspace
-    compaction_raw = _deep_merge(parsed.agents.defaults.compaction or {}, (entry.compaction if entry else None) or {})
-    try:
-        compaction = CompactionSettings.model_validate(compaction_raw)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid config: {_format_validation(exc, 'compaction')}") from None
-    core_raw = _deep_merge(parsed.agents.defaults.core or {}, (entry.core if entry else None) or {})
-    try:
-        core = CoreSettings.model_validate(core_raw)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid config: {_format_validation(exc, 'core')}") from None
+    compaction = _section(
+        CompactionSettings, "compaction", parsed.agents.defaults.compaction, entry.compaction if entry else None
+    )
+    core = _section(CoreSettings, "core", parsed.agents.defaults.core, entry.core if entry else None)
+    reflect = _section(ReflectSettings, "reflect", parsed.agents.defaults.reflect, entry.reflect if entry else None)
+    llm = _section(LlmSettings, "llm", parsed.agents.defaults.llm, entry.llm if entry else None)
     access = (entry.workspace_access if entry else None) or parsed.agents.defaults.workspace_access
     return AgentConfig(
         agent_id=agent,
@@ -402,5 +460,7 @@ def resolve(
         workspace_access=access,
         compaction=compaction,
         core=core,
+        reflect=reflect,
+        llm=llm,
         providers=dict(parsed.models.providers),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import os
 import threading
 import time
@@ -11,20 +12,27 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from . import config as config_mod
 from .background import Background
 from .batching import BatchRun
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
 from .embeddings.remote import BatchProvider
 from .errors import MemlaneError, PathError, ProviderError
+from .extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .facts.entities import EntityDirectory
 from .facts.recall import RecallResponse, date_bound, entity_directory, parse_kinds, recall
 from .flush import STATE_FILE, FlushDecision, plan_flush
+from .llm import LlmDrafter
+from .reflect import ReflectReport, apply_changes
+from .reflect import plan as reflect_plan
 from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import list_sessions, read_session, sync_sessions
 from .status import background_status, index_status
-from .store import SQLiteStore
+from .store import FactFilter, SQLiteStore, StoredFact
 from .sync import (
     PlanHook,
     Progress,
@@ -38,6 +46,8 @@ from .sync import (
 from .vectors import LiveVectors, VectorIndex
 from .workspace import read_lines, resolve_memory_path
 from .writer import insert_text, read_core, replace_passage, write_note
+
+log = logging.getLogger("memlane")
 
 
 class Memory:
@@ -76,11 +86,14 @@ class Memory:
 
     def start(self, watch: bool | None = None) -> Memory:
         """Keep the index fresh in the background until :meth:`close`: a file watcher (``sync.watch``),
-        a periodic sync (``sync.intervalMinutes``) and, with ``sync.onSessionStart``, a sync now."""
+        a periodic sync (``sync.intervalMinutes``), with ``sync.onSessionStart`` a sync now, and with
+        ``reflect.schedule`` a periodic reflect."""
         self._require_enabled()
         background = self._ensure_background()
         if self.settings.sync.watch if watch is None else watch:
             background.watch()
+        if self.config.workspace_access == "rw":
+            background.schedule_reflect(self.config.reflect.every_seconds)
         if self.settings.sync.on_session_start:
             self.on_session_start()
         return self
@@ -396,6 +409,71 @@ class Memory:
         resp.notes[:0] = notes
         return resp
 
+    def reflect(
+        self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None
+    ) -> ReflectReport:
+        """Update entity pages, bank/opinions.md and bank/proposals.md from the facts (see
+        :mod:`memlane.reflect`). ``dry_run`` computes the changes (``report.diff()``) and writes nothing."""
+        self._require_readable() if dry_run else self._require_writable()
+        today = (now or dt.datetime.now()).date()
+        lower = date_bound(since if since is not None else self.config.reflect.since, today, "since")
+        assert lower is not None
+        self._freshen(fresh=True)  # reflect from the files as they are now
+        with self._lock:
+            facts, matrix = self._facts_and_vectors()
+            report = reflect_plan(
+                self.workspace, facts, matrix, self._entity_directory(), self.config.reflect, lower, today
+            )
+        if not dry_run and apply_changes(self.workspace, report):
+            self._index_after_write({})
+        return report
+
+    def retain(
+        self,
+        day: dt.date | str | None = None,
+        since: dt.date | str | None = None,
+        apply: bool = False,
+        llm: bool = False,
+        now: dt.datetime | None = None,
+    ) -> list[LogDraft]:
+        """Draft ``## Retain`` bullets for daily logs (``day``, or every log since ``since``; default today's)
+        with the offline rules of :mod:`memlane.extract`, or an OpenAI-compatible LLM with ``llm``. With
+        ``apply`` they are appended to each log under ``## Retain`` (bullets already there are never
+        written twice) and indexed."""
+        self._require_writable() if apply else self._require_readable()
+        today = (now or dt.datetime.now()).date()
+        first = date_bound(since, today, "since") if since is not None else None
+        only = date_bound(day, today, "day") if day is not None else (None if first else today)
+        directory = self._entity_directory()
+        known = sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
+        drafter = LlmDrafter(self.config) if llm else None
+        try:
+            drafts = draft_logs(self.workspace, daily_logs(self.workspace, only, first), known, drafter)
+        finally:
+            if drafter is not None:
+                drafter.close()
+        if apply and append_drafts(self.workspace, drafts):
+            self._index_after_write({})
+        return drafts
+
+    def _facts_and_vectors(self) -> tuple[list[StoredFact], npt.NDArray[np.float32] | None]:
+        """Every fact of the index, and its vector row by row (zeros where a fact has none yet; None for a
+        keyword-only index)."""
+        store = self.store
+        facts = list(store.facts.by_seq(store.facts.seqs(FactFilter())).values())
+        provider = self.choice.provider
+        if provider is None or not facts:
+            return facts, None
+        index = self._fact_vectors.get(store, embedding_key(provider), provider.dims)
+        rows = index.rows_of([f.seq for f in facts])
+        return facts, np.where((rows >= 0)[:, None], index.matrix[np.maximum(rows, 0)], 0.0).astype(np.float32)
+
+    def reflect_scheduled(self) -> None:
+        """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""
+        if self.config.workspace_access == "rw":
+            report = self.reflect()
+            log.info("memlane reflect: %d pages written", len(report.written))
+
     def _entity_directory(self) -> EntityDirectory:
         """The index's entities, re-read only after a write."""
         gen = self.store.generation()
@@ -453,10 +531,13 @@ class Memory:
     def core(self) -> dict[str, Any]:
         """MEMORY.md as the core block an agent keeps in context every session, with its size and a
         warning above ``core.maxChars``."""
+        self._require_readable()
+        return read_core(self.workspace, self.config.core.max_chars)
+
+    def _require_readable(self) -> None:
         self._require_enabled()
         if self.config.workspace_access == "none":
             raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
-        return read_core(self.workspace, self.config.core.max_chars)
 
     def _require_writable(self) -> None:
         self._require_enabled()

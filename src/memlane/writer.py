@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .config import memlane_home
 from .errors import MemlaneError, PathError
+from .markers import set_block
 from .workspace import resolve_memory_path, resolve_writable_path
 
 MAX_NOTE_CHARS = 20_000
@@ -177,6 +178,8 @@ def _rewrite(
                 before = b""
             old_text = before.decode("utf-8", errors="surrogateescape")
             new_text, first, last = change(old_text)
+            if new_text == old_text and target.exists():
+                return WriteResult(rel, first, last)  # nothing to change: the file is not touched
             check_core_size(rel, old_text, new_text, max_core_chars)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
             try:
@@ -297,6 +300,24 @@ def insert_text(
 
     result = _rewrite(workspace, target, put, max_core_chars)
     return result, _lines_of(target, result)
+
+
+def write_block(workspace: Path, rel: str, name: str, body: str, title: str) -> tuple[WriteResult, bool]:
+    """Set the generated block ``name`` of bank page ``rel`` (created with ``# title`` if missing); the
+    text around the block is whatever is on disk at the moment of writing, kept byte for byte. Returns
+    where the block stands and whether the file changed."""
+    target = resolve_writable_path(workspace, rel)
+    changed = False
+
+    def put(old: str) -> tuple[str, int, int]:
+        nonlocal changed
+        new = set_block(old or f"# {title}\n", name, body)
+        changed = new != old
+        first = new.index(body) if body in new else 0
+        start = new.count("\n", 0, first) + 1
+        return new, start, start + body.count("\n") - 1
+
+    return _rewrite(workspace, target, put), changed
 
 
 def read_core(workspace: Path, max_chars: int) -> dict[str, object]:

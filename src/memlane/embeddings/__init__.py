@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ __all__ = [
     "auto_choice",
     "make_fallback",
     "normalize_rows",
+    "resolve_endpoint",
     "resolve_provider",
 ]
 
@@ -45,21 +47,31 @@ def _endpoint(name: str, cfg: AgentConfig, primary: bool) -> Endpoint | None:
     then the environment. Headers merge, ``remote.headers`` winning on conflicts.
     """
     remote = cfg.memory_search.remote
+    if not primary:
+        return resolve_endpoint(name, cfg, None, None, {})
+    return resolve_endpoint(name, cfg, remote.api_key, remote.base_url, remote.headers)
+
+
+def resolve_endpoint(
+    name: str, cfg: AgentConfig, api_key: str | None, base_url: str | None, headers: Mapping[str, str]
+) -> Endpoint | None:
+    """An ``openai`` or ``gemini`` endpoint: the given key, base URL and headers first, then
+    ``models.providers.<name>``, then the environment (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ...).
+    None when no key resolves. The LLM drafter resolves its endpoint the same way."""
     entries = [cfg.providers[n] for n in _PROVIDER_ENTRIES[name] if n in cfg.providers]
     env_names = OPENAI_KEY_ENV if name == "openai" else GEMINI_KEY_ENV
-    keys = [remote.api_key if primary else None, *(e.api_key for e in entries), *map(os.environ.get, env_names)]
+    keys = [api_key, *(e.api_key for e in entries), *map(os.environ.get, env_names)]
     key = next((k for k in keys if k), None)
     if key is None:
         return None
     default = OPENAI_BASE_URL if name == "openai" else GEMINI_BASE_URL
     env_base = os.environ.get("OPENAI_BASE_URL") if name == "openai" else None
-    bases = [remote.base_url if primary else None, *(e.base_url for e in entries), env_base, default]
-    headers: dict[str, str] = {}
+    bases = [base_url, *(e.base_url for e in entries), env_base, default]
+    merged: dict[str, str] = {}
     for entry in reversed(entries):
-        headers.update(entry.headers)
-    if primary:
-        headers.update(remote.headers)
-    return Endpoint(next(b for b in bases if b), key, headers)
+        merged.update(entry.headers)
+    merged.update(headers)
+    return Endpoint(next(b for b in bases if b), key, merged)
 
 
 def _make(name: str, cfg: AgentConfig, primary: bool = True) -> EmbeddingProvider:
