@@ -34,6 +34,7 @@ from statistics import median, quantiles
 
 import numpy as np
 
+import locomo_data
 import memlane
 from memlane.embeddings.base import Vectors, normalize_rows
 from memlane.embeddings.local import LocalEmbedder
@@ -198,18 +199,10 @@ def peak_rss_mb() -> float:
 
 def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
     """p50/p95 of mem.recall end to end (query embedding by the real model) on ~facts_target real facts."""
-    shared = ROOT.parent / "shared" / "bench" / "locomo"
-    if not (shared / "locomo10.json").exists():
+    if not locomo_data.available():
         print("recall row skipped: ../shared/bench/locomo is not there")
         return None
-    src = work / "locomo-retain"
-    if not any(src.glob("*/recall_queries.jsonl")):
-        for script in ("to_workspace.py", "to_retain.py"):
-            subprocess.run(
-                [sys.executable, str(shared / script), str(shared / "locomo10.json"), str(src)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+    src = locomo_data.workspaces(work / "locomo-retain")
     logs = sorted(src.glob("*/memory/*.md"))
     per_copy = sum(p.read_text().count("\n- W @") for p in logs)
     copies = max(1, -(-facts_target // per_copy))

@@ -25,21 +25,11 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+import locomo_data
 import memlane
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "bench" / "locomo"
-
-
-def convert(out: Path) -> None:
-    if any(out.glob("*/recall_queries.jsonl")):
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    data = SHARED / "locomo10.json"
-    for script in ("to_workspace.py", "to_retain.py"):
-        subprocess.run(
-            [sys.executable, str(SHARED / script), str(data), str(out)], check=True, stdout=subprocess.DEVNULL
-        )
+SHARED = locomo_data.SHARED
 
 
 def run_conv(
@@ -105,7 +95,7 @@ def main() -> None:
     args = ap.parse_args()
 
     workspaces = args.work / "ws"
-    convert(workspaces)
+    locomo_data.workspaces(workspaces)
     convs = sorted(p for p in workspaces.iterdir() if (p / "recall_queries.jsonl").exists())
     if args.convs:
         convs = [p for p in convs if p.name in args.convs]

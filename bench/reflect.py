@@ -19,27 +19,18 @@ import json
 import random
 import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
+import locomo_data
 import memlane
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "bench" / "locomo"
 _PREFERENCE = re.compile(r"\b(likes|loves|enjoys|prefers)\b")
 
 
 def observations(work: Path) -> list[str]:
-    src = work / "locomo-retain"
-    if not any(src.glob("*/retain.jsonl")):
-        for script in ("to_workspace.py", "to_retain.py"):
-            subprocess.run(
-                [sys.executable, str(SHARED / script), str(SHARED / "locomo10.json"), str(src)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+    src = locomo_data.workspaces(work / "locomo-retain")
     bullets = []
     for log in sorted(src.glob("*/memory/*.md")):
         bullets += [ln for ln in log.read_text().splitlines() if ln.startswith("- W @")]

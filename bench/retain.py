@@ -23,10 +23,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+import locomo_data
 import memlane
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "bench" / "locomo"
+SHARED = locomo_data.SHARED
 _TURN = re.compile(r"^- \[(D\d+:\d+)\]")
 
 
@@ -65,14 +66,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=ROOT / ".bench" / "retain")
     ap.add_argument("--k", type=int, default=10)
     args = ap.parse_args()
-    ws_root = args.work / "ws"
-    if not any(ws_root.glob("*/queries.jsonl")):
-        ws_root.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [sys.executable, str(SHARED / "to_workspace.py"), str(SHARED / "locomo10.json"), str(ws_root)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+    ws_root = locomo_data.workspaces(args.work / "ws", retain=False)
     stores = args.work / "stores"
     stores.mkdir(parents=True, exist_ok=True)
     convs = sorted(p for p in ws_root.iterdir() if (p / "queries.jsonl").exists())

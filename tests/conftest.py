@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -80,6 +81,20 @@ class FakeEmbedder:
     @property
     def embedded_texts(self) -> int:
         return sum(len(b) for b in self.batches)
+
+
+class BlockingEmbedder(FakeEmbedder):
+    """Stops inside ``embed_batch`` (``inside`` is set) until ``release`` is set: a sync caught mid-way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = threading.Event()
+        self.release = threading.Event()
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        self.inside.set()
+        self.release.wait(30)
+        return super().embed_batch(texts)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import BlockingEmbedder, FakeEmbedder, write
 from memlane.background import is_memory_event
 
 
@@ -178,22 +178,15 @@ def test_session_start_syncs_and_close_stops_every_thread(workspace: Path, fake:
 
 
 def test_close_waits_for_a_running_sync(workspace: Path) -> None:
-    started, release = threading.Event(), threading.Event()
-
-    class Slow(FakeEmbedder):
-        def embed_batch(self, texts: Any) -> Any:
-            started.set()
-            release.wait(30)
-            return super().embed_batch(texts)
-
-    mem = memlane.open(workspace, provider=Slow(), **fast(onSessionStart=True))
+    slow = BlockingEmbedder()
+    mem = memlane.open(workspace, provider=slow, **fast(onSessionStart=True))
     mem.start(watch=False)  # onSessionStart: a background sync now
-    assert started.wait(30)  # the background sync is inside the provider now
+    assert slow.inside.wait(30)  # the background sync is inside the provider now
     closer = threading.Thread(target=mem.close)
     closer.start()
     time.sleep(0.2)
     assert closer.is_alive()  # close() is waiting for the sync, not abandoning it
-    release.set()
+    slow.release.set()
     closer.join(30)
     assert not closer.is_alive()
     with memlane.open(workspace, provider=FakeEmbedder()) as again:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, kill_during_reindex, write
+from conftest import BlockingEmbedder, FakeEmbedder, kill_during_reindex, write
 
 
 def open_mem(ws: Path, fake: FakeEmbedder, **ms: object) -> memlane.Memory:
@@ -279,28 +279,21 @@ def test_a_slow_sync_never_overwrites_what_a_newer_sync_indexed(workspace: Path)
     """Sync X lists the files and embeds slowly; meanwhile the file changes and sync Y (another Memory, as
     another process would) indexes the newer text and commits. X must not put its older rows back: the
     race the stress test found (the index kept claiming an old state, and no event was left to fix it)."""
-    listed, release = threading.Event(), threading.Event()
-
-    class Slow(FakeEmbedder):
-        def embed_batch(self, texts: Any) -> Any:
-            listed.set()
-            release.wait(30)
-            return super().embed_batch(texts)
-
+    blocking = BlockingEmbedder()
     log = workspace / "memory" / "2026-01-05.md"
     with open_mem(workspace, FakeEmbedder()) as mem:
         mem.sync()
     log.write_text(log.read_text() + "- First addition: the heron.\n")
-    slow = open_mem(workspace, Slow())
+    slow = open_mem(workspace, blocking)
     x = threading.Thread(target=slow.sync)
     x.start()
     try:
-        assert listed.wait(30)  # X has listed the files and read the text with the heron only
+        assert blocking.inside.wait(30)  # X has listed the files and read the text with the heron only
         log.write_text(log.read_text() + "- Second addition: the kingfisher.\n")
         with open_mem(workspace, FakeEmbedder()) as other:
             other.sync()  # Y commits the newer text
     finally:
-        release.set()
+        blocking.release.set()
         x.join(30)
         slow.close()
     with open_mem(workspace, FakeEmbedder(), sync={"onSearch": False}) as mem:

@@ -8,12 +8,11 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import BlockingEmbedder, FakeEmbedder, write
 from memlane.writer import write_note
 
 
@@ -138,23 +137,16 @@ def test_an_editor_save_during_a_heading_insert_is_kept(tmp_path: Path, monkeypa
 
 
 def test_a_write_during_a_running_sync_does_not_wait_for_it(workspace: Path) -> None:
-    inside, release = threading.Event(), threading.Event()
-
-    class Slow(FakeEmbedder):
-        def embed_batch(self, texts: Any) -> Any:
-            inside.set()
-            release.wait(30)
-            return super().embed_batch(texts)
-
-    with memlane.open(workspace, provider=Slow()) as mem:
+    slow = BlockingEmbedder()
+    with memlane.open(workspace, provider=slow) as mem:
         reindex = threading.Thread(target=mem.sync, kwargs={"force": True})
         reindex.start()  # a long reindex, stuck in the provider until released
-        assert inside.wait(30)
+        assert slow.inside.wait(30)
         started = time.monotonic()
         out = mem.write("Written while a reindex runs.")
         assert time.monotonic() - started < 10  # it did not wait for the reindex
         assert out["indexed"] is False and "background" in out["note"]
-        release.set()
+        slow.release.set()
         reindex.join(30)
         assert mem.wait_idle(30)
         assert mem.search("reindex runs").results[0].path == out["path"]

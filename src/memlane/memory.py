@@ -2,48 +2,36 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 import os
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from . import config as config_mod
 from .background import Background
 from .batching import BatchRun
-from .embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
-from .embeddings.remote import BatchProvider
+from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
 from .extract import LogDraft, append_drafts, daily_logs, draft_logs
-from .facts.entities import EntityDirectory
-from .facts.recall import RecallResponse, date_bound, entity_directory, parse_kinds, recall
+from .facts.recall import RecallResponse, date_bound, parse_kinds, recall
 from .flush import STATE_FILE, FlushDecision, plan_flush
+from .keeper import IndexKeeper
 from .llm import LlmDrafter
 from .reflect import ReflectReport, apply_changes
 from .reflect import plan as reflect_plan
 from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
-from .sessions import list_sessions, read_session, sync_sessions
+from .sessions import read_session
 from .status import background_status, index_status
-from .store import FactFilter, SQLiteStore, StoredFact
+from .store import SQLiteStore
 from .sync import (
     PlanHook,
     Progress,
     SyncReport,
-    effective_chunking,
-    embedding_key,
-    files_differ,
-    index_fingerprint,
-    sync_workspace,
 )
-from .vectors import LiveVectors, VectorIndex
+from .vectors import VectorIndex
 from .workspace import read_lines, resolve_memory_path
 from .writer import insert_text, read_core, replace_passage, write_note
 
@@ -63,19 +51,9 @@ class Memory:
         self.config = cfg
         self.settings = cfg.memory_search
         self.agent_id = cfg.agent_id
-        self._choice = choice
-        self._store: SQLiteStore | None = None
-        self._chunk_vectors = LiveVectors("chunks")
-        self._fact_vectors = LiveVectors("facts")
-        self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
-        # (generation, indexed fingerprint, file states): re-read only after a write
-        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]]] | None = None
-        self._lock = threading.RLock()
-        self._sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
-        self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this Memory's syncs
-        self._batch_polled = 0.0
+        self.index = IndexKeeper(workspace, cfg, choice)
+        self._lock = self.index.lock  # held while a read ranks; a sync takes it only to swap providers
         self._background: Background | None = None
-        self._sessions_seen: dict[str, tuple[int, int]] = {}  # transcript -> (mtime, size) last handed to a sync
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -131,35 +109,29 @@ class Memory:
         if bg is not None:
             bg.stop()
             self._background = None
-        with self._lock:
-            _close_provider(self._choice.provider if self._choice is not None else None)
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+        self.index.close()
 
-    # -- parts, made on first use so that keyword-only use never loads the model
+    # -- the index (kept by memlane.keeper)
     @property
     def choice(self) -> ProviderChoice:
-        if self._choice is None:
-            self._choice = resolve_provider(self.config)
-        return self._choice
+        return self.index.choice
 
     @property
     def store(self) -> SQLiteStore:
-        with self._lock:
-            if self._store is None:
-                self._store = SQLiteStore(self.settings.store_path(self.agent_id))
-            return self._store
+        return self.index.store
 
-    def _fingerprint(self) -> dict[str, object]:
-        provider = self.choice.provider
-        return index_fingerprint(provider, effective_chunking(self.settings.chunking, provider), self.workspace)
+    @property
+    def batch(self) -> BatchRun:
+        return self.index.batch
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.index.sessions_dir
 
     def _require_enabled(self) -> None:
         if not self.settings.enabled:
             raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
 
-    # -- operations
     def sync(
         self,
         force: bool = False,
@@ -175,132 +147,14 @@ class Memory:
         the previous index stays in place. Transcripts below the ``sync.sessions`` delta thresholds
         wait for more conversation unless ``all_sessions``."""
         self._require_enabled()
-        with self._sync_lock:
-            report = self._sync_memory(force, progress, on_plan)
-            if include_sessions:
-                self._sync_sessions(report, all_sessions or force)
-            return report
-
-    def _sync_sessions(self, report: SyncReport, everything: bool) -> None:
-        provider = self.choice.provider
-        try:
-            sync_sessions(
-                self.store,
-                provider,
-                self.sessions_dir,
-                effective_chunking(self.settings.chunking, provider),
-                self.settings.sync.sessions,
-                report,
-                everything=everything,
-                enabled=self.settings.sessions_enabled,
-            )
-        except ProviderError as exc:  # transcripts are a secondary source: the memory files are indexed
-            report.notes.append(f"session transcripts not indexed: {exc}")
-
-    @property
-    def sessions_dir(self) -> Path:
-        return self.settings.sessions_dir(self.agent_id)
-
-    def _sync_memory(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
-        """Call with ``_sync_lock`` held. ``_lock`` is taken only to swap the provider: a search (which
-        holds it while it ranks) must never wait for a whole sync."""
-        try:
-            report = self._sync_once(force, progress, on_plan)
-        except ProviderError as exc:
-            provider = self.choice.provider
-            switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
-            if switched is None or switched.provider is None or self.choice.fallback is not None:
-                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
-            with self._lock:
-                _close_provider(provider)
-                self._choice = switched
-                self._chunk_vectors.clear()
-                self._fact_vectors.clear()
-            try:
-                report = self._sync_once(force, progress, on_plan)
-            except ProviderError as exc2:
-                raise ProviderError(
-                    f"indexing stopped, the previous index is unchanged: {exc}; "
-                    f"fallback {switched.provider.provider_id!r} failed too: {exc2}"
-                ) from None
-            report.notes.append(f"switched to fallback provider after: {exc}")
-        if self.store.recovered:
-            report.notes.append(self.store.recovered)
-        return report
-
-    def _sync_once(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
-        provider = self.choice.provider
-        report = sync_workspace(
-            self.store,
-            provider,
-            self.workspace,
-            self.settings.chunking,
-            cache_enabled=self.settings.cache.enabled,
-            cache_max_entries=self.settings.cache.max_entries,
-            force=force,
-            progress=progress,
-            batch=self.batch,
-            price=self.settings.price(provider.model) if provider is not None else None,
-            on_plan=on_plan,
-        )
-        self._batch_polled = time.monotonic()
-        return report
+        return self.index.sync(force, progress, on_plan, include_sessions, all_sessions)
 
     def is_dirty(self) -> bool:
         """True when the index is missing, built for other settings, or behind the files on disk."""
-        gen = self.store.generation()
-        if self._indexed is None or self._indexed[0] != gen:
-            states = {p: (s.mtime, s.size) for p, s in self.store.file_states().items() if s.source == "memory"}
-            self._indexed = (gen, self.store.meta().get("fingerprint"), states)
-        if files_differ(self._indexed[1], self._indexed[2], self.workspace, self._fingerprint()):
-            return True
-        return self._batch_due()
-
-    def _sessions_changed(self) -> bool:
-        """A transcript changed since it was last handed to a sync (cheap: one stat per transcript)."""
-        if not self.settings.sessions_enabled:
-            return False
-        seen = {}
-        for rel, path in list_sessions(self.sessions_dir).items():
-            with contextlib.suppress(OSError):
-                st = path.stat()
-                seen[rel] = (st.st_mtime_ns, st.st_size)
-        changed = seen != self._sessions_seen
-        self._sessions_seen = seen
-        return changed
-
-    def _batch_due(self) -> bool:
-        """Batch jobs of an earlier sync are uncollected and a poll interval has passed since the last look."""
-        provider = self.choice.provider
-        if provider is None or not isinstance(provider, BatchProvider):
-            return False
-        if time.monotonic() - self._batch_polled < self.settings.remote.batch.poll_interval_ms / 1000:
-            return False
-        return bool(self.store.batch_jobs(embedding_key(provider)))
+        return self.index.is_dirty()
 
     def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
-        """Before a read: with ``sync.onSearch``, an index never built is built now; one behind the files
-        is used as it is (``stale``) while a background sync catches up, or with ``fresh`` synced first."""
-        notes: list[str] = []
-        stale = False
-        if "fingerprint" not in self.store.meta():
-            if self.settings.sync.on_search:  # never built: the first search builds it (memory files only)
-                notes.extend(self.sync(include_sessions=False).notes)
-                if self.settings.sessions_enabled:
-                    self._refresh_in_background()
-            else:
-                notes.append("the index has not been built yet: run `memlane index`")
-        elif fresh and self.settings.sync.on_search and self.is_dirty():
-            notes.extend(self.sync(include_sessions=False).notes)
-        elif self.settings.sync.on_search and self.is_dirty():
-            # answer now from what is indexed; catch up in the background
-            self._refresh_in_background()
-            stale = True
-            notes.append("the index may be stale: files changed since the last sync; refreshing in the background")
-        elif self.settings.sync.on_search and self._sessions_changed():
-            # transcripts grow with every message and are indexed in deltas: refresh, but not "stale"
-            self._refresh_in_background()
-        return notes, stale
+        return self.index.freshen(fresh, self._refresh_in_background)
 
     def search(
         self, query: str, max_results: int | None = None, min_score: float | None = None, fresh: bool = False
@@ -378,9 +232,7 @@ class Memory:
             provider = self.choice.provider
             fact_vectors = chunk_vectors = None
             if provider is not None:
-                key = embedding_key(provider)
-                fact_vectors = self._fact_vectors.get(self.store, key, provider.dims)
-                chunk_vectors = self._chunk_vectors.get(self.store, key, provider.dims)
+                fact_vectors, chunk_vectors = self.index.fact_vectors(), self.index.chunk_vectors()
             pool = (k or settings.recall.k) * settings.recall.candidate_multiplier
 
             store = self.store  # the closure runs on another thread: never through the locked property
@@ -404,7 +256,7 @@ class Memory:
                 context=context,
                 count_tokens=provider.count_tokens if provider is not None else None,
                 explain=explain,
-                directory=self._entity_directory(),
+                directory=self.index.entity_directory(),
             )
         resp.notes[:0] = notes
         return resp
@@ -420,9 +272,9 @@ class Memory:
         assert lower is not None
         self._freshen(fresh=True)  # reflect from the files as they are now
         with self._lock:
-            facts, matrix = self._facts_and_vectors()
+            facts, matrix = self.index.facts_and_vectors()
             report = reflect_plan(
-                self.workspace, facts, matrix, self._entity_directory(), self.config.reflect, lower, today
+                self.workspace, facts, matrix, self.index.entity_directory(), self.config.reflect, lower, today
             )
         if not dry_run and apply_changes(self.workspace, report):
             self._index_after_write({})
@@ -444,7 +296,7 @@ class Memory:
         today = (now or dt.datetime.now()).date()
         first = date_bound(since, today, "since") if since is not None else None
         only = date_bound(day, today, "day") if day is not None else (None if first else today)
-        directory = self._entity_directory()
+        directory = self.index.entity_directory()
         known = sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
         drafter = LlmDrafter(self.config) if llm else None
         try:
@@ -456,36 +308,15 @@ class Memory:
             self._index_after_write({})
         return drafts
 
-    def _facts_and_vectors(self) -> tuple[list[StoredFact], npt.NDArray[np.float32] | None]:
-        """Every fact of the index, and its vector row by row (zeros where a fact has none yet; None for a
-        keyword-only index)."""
-        store = self.store
-        facts = list(store.facts.by_seq(store.facts.seqs(FactFilter())).values())
-        provider = self.choice.provider
-        if provider is None or not facts:
-            return facts, None
-        index = self._fact_vectors.get(store, embedding_key(provider), provider.dims)
-        rows = index.rows_of([f.seq for f in facts])
-        return facts, np.where((rows >= 0)[:, None], index.matrix[np.maximum(rows, 0)], 0.0).astype(np.float32)
-
     def reflect_scheduled(self) -> None:
         """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""
         if self.config.workspace_access == "rw":
             report = self.reflect()
             log.info("memlane reflect: %d pages written", len(report.written))
 
-    def _entity_directory(self) -> EntityDirectory:
-        """The index's entities, re-read only after a write."""
-        gen = self.store.generation()
-        if self._entities is None or self._entities[0] != gen:
-            self._entities = (gen, entity_directory(self.store))
-        return self._entities[1]
-
     def _vector_index(self) -> VectorIndex:
-        """The live chunk vectors (reloaded only by delta after a write)."""
-        provider = self.choice.provider
-        assert provider is not None
-        return self._chunk_vectors.get(self.store, embedding_key(provider), provider.dims)
+        """The live chunk vectors (benches rank with them directly)."""
+        return self.index.chunk_vectors()
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
         """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
@@ -549,17 +380,17 @@ class Memory:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
         payload = {**payload, "indexed": False}
-        if not self._sync_lock.acquire(blocking=False):
+        if not self.index.sync_lock.acquire(blocking=False):
             self._refresh_in_background()
             payload["note"] = "written; another sync is running, it is indexed in the background"
             return payload
         try:
-            self._sync_memory(force=False, progress=None, on_plan=None)
+            self.index.sync_memory(force=False, progress=None, on_plan=None)
             payload["indexed"] = True
         except MemlaneError as exc:  # the note is on disk; a later sync indexes it
             payload["note"] = f"written, not indexed yet: {exc}"
         finally:
-            self._sync_lock.release()
+            self.index.sync_lock.release()
         return payload
 
     def memory_flush(
@@ -594,12 +425,6 @@ class Memory:
     def background_status(self) -> dict[str, Any]:
         """The background worker's state: running, syncs done, watcher events, last sync and error."""
         return background_status(self._background)
-
-
-def _close_provider(provider: EmbeddingProvider | None) -> None:
-    closer = getattr(provider, "close", None)  # remote providers hold an HTTP connection pool
-    if callable(closer):
-        closer()
 
 
 def open_memory(

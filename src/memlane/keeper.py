@@ -1,0 +1,261 @@
+"""Keeping one agent's index: its store and embedding provider (with fallback), syncs, the freshness rules
+reads follow, and what the live index holds in memory (vector matrices, the entity directory).
+
+:class:`~memlane.memory.Memory` holds one keeper and wires it to the operations (search, recall, writes,
+reflect); the background worker syncs through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .batching import BatchRun
+from .config import AgentConfig
+from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from .embeddings.remote import BatchProvider
+from .errors import ProviderError
+from .facts.entities import EntityDirectory
+from .facts.recall import entity_directory
+from .sessions import list_sessions, sync_sessions
+from .store import FactFilter, SQLiteStore, StoredFact
+from .sync import (
+    PlanHook,
+    Progress,
+    SyncReport,
+    effective_chunking,
+    embedding_key,
+    files_differ,
+    index_fingerprint,
+    sync_workspace,
+)
+from .vectors import LiveVectors, VectorIndex
+
+
+class IndexKeeper:
+    """One agent's index, kept up to date. Parts are made on first use, so keyword-only use never loads a
+    model. ``lock`` guards the provider: a read holds it while it ranks, a sync takes it only to swap to
+    the fallback (never for a whole sync)."""
+
+    def __init__(self, workspace: Path, cfg: AgentConfig, choice: ProviderChoice | None = None) -> None:
+        self.workspace = workspace
+        self.config = cfg
+        self.settings = cfg.memory_search
+        self.lock = threading.RLock()
+        self.sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
+        self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this index's syncs
+        self._choice = choice
+        self._store: SQLiteStore | None = None
+        self._chunk_vectors = LiveVectors("chunks")
+        self._fact_vectors = LiveVectors("facts")
+        self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
+        # (generation, indexed fingerprint, file states): re-read only after a write
+        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]]] | None = None
+        self._batch_polled = 0.0
+        self._sessions_seen: dict[str, tuple[int, int]] = {}  # transcript -> (mtime, size) last handed to a sync
+
+    # -- parts
+    @property
+    def choice(self) -> ProviderChoice:
+        if self._choice is None:
+            self._choice = resolve_provider(self.config)
+        return self._choice
+
+    @property
+    def store(self) -> SQLiteStore:
+        with self.lock:
+            if self._store is None:
+                self._store = SQLiteStore(self.settings.store_path(self.config.agent_id))
+            return self._store
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.settings.sessions_dir(self.config.agent_id)
+
+    def fingerprint(self) -> dict[str, object]:
+        provider = self.choice.provider
+        return index_fingerprint(provider, effective_chunking(self.settings.chunking, provider), self.workspace)
+
+    def close(self) -> None:
+        with self.lock:
+            close_provider(self._choice.provider if self._choice is not None else None)
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # -- syncs
+    def sync(
+        self,
+        force: bool = False,
+        progress: Progress | None = None,
+        on_plan: PlanHook | None = None,
+        include_sessions: bool = True,
+        all_sessions: bool = False,
+    ) -> SyncReport:
+        """See :meth:`memlane.memory.Memory.sync`."""
+        with self.sync_lock:
+            report = self.sync_memory(force, progress, on_plan)
+            if include_sessions:
+                self._sync_sessions(report, all_sessions or force)
+            return report
+
+    def _sync_sessions(self, report: SyncReport, everything: bool) -> None:
+        provider = self.choice.provider
+        try:
+            sync_sessions(
+                self.store,
+                provider,
+                self.sessions_dir,
+                effective_chunking(self.settings.chunking, provider),
+                self.settings.sync.sessions,
+                report,
+                everything=everything,
+                enabled=self.settings.sessions_enabled,
+            )
+        except ProviderError as exc:  # transcripts are a secondary source: the memory files are indexed
+            report.notes.append(f"session transcripts not indexed: {exc}")
+
+    def sync_memory(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
+        """The memory files only; call with ``sync_lock`` held. On a provider failure with a ``fallback``
+        configured, the index is rebuilt with the fallback (the old one serves until that commits)."""
+        try:
+            report = self._sync_once(force, progress, on_plan)
+        except ProviderError as exc:
+            provider = self.choice.provider
+            switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
+            if switched is None or switched.provider is None or self.choice.fallback is not None:
+                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+            with self.lock:
+                close_provider(provider)
+                self._choice = switched
+                self._chunk_vectors.clear()
+                self._fact_vectors.clear()
+            try:
+                report = self._sync_once(force, progress, on_plan)
+            except ProviderError as exc2:
+                raise ProviderError(
+                    f"indexing stopped, the previous index is unchanged: {exc}; "
+                    f"fallback {switched.provider.provider_id!r} failed too: {exc2}"
+                ) from None
+            report.notes.append(f"switched to fallback provider after: {exc}")
+        if self.store.recovered:
+            report.notes.append(self.store.recovered)
+        return report
+
+    def _sync_once(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
+        provider = self.choice.provider
+        report = sync_workspace(
+            self.store,
+            provider,
+            self.workspace,
+            self.settings.chunking,
+            cache_enabled=self.settings.cache.enabled,
+            cache_max_entries=self.settings.cache.max_entries,
+            force=force,
+            progress=progress,
+            batch=self.batch,
+            price=self.settings.price(provider.model) if provider is not None else None,
+            on_plan=on_plan,
+        )
+        self._batch_polled = time.monotonic()
+        return report
+
+    # -- freshness
+    def is_dirty(self) -> bool:
+        """True when the index is missing, built for other settings, or behind the files on disk."""
+        gen = self.store.generation()
+        if self._indexed is None or self._indexed[0] != gen:
+            states = {p: (s.mtime, s.size) for p, s in self.store.file_states().items() if s.source == "memory"}
+            self._indexed = (gen, self.store.meta().get("fingerprint"), states)
+        if files_differ(self._indexed[1], self._indexed[2], self.workspace, self.fingerprint()):
+            return True
+        return self._batch_due()
+
+    def _sessions_changed(self) -> bool:
+        """A transcript changed since it was last handed to a sync (cheap: one stat per transcript)."""
+        if not self.settings.sessions_enabled:
+            return False
+        seen = {}
+        for rel, path in list_sessions(self.sessions_dir).items():
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                seen[rel] = (st.st_mtime_ns, st.st_size)
+        changed = seen != self._sessions_seen
+        self._sessions_seen = seen
+        return changed
+
+    def _batch_due(self) -> bool:
+        """Batch jobs of an earlier sync are uncollected and a poll interval has passed since the last look."""
+        provider = self.choice.provider
+        if provider is None or not isinstance(provider, BatchProvider):
+            return False
+        if time.monotonic() - self._batch_polled < self.settings.remote.batch.poll_interval_ms / 1000:
+            return False
+        return bool(self.store.batch_jobs(embedding_key(provider)))
+
+    def freshen(self, fresh: bool, refresh: Callable[[], None]) -> tuple[list[str], bool]:
+        """Before a read: with ``sync.onSearch``, an index never built is built now; one behind the files
+        is used as it is (``stale``) while ``refresh`` (a background sync) catches up, or with ``fresh``
+        synced first."""
+        notes: list[str] = []
+        stale = False
+        on_search = self.settings.sync.on_search
+        if "fingerprint" not in self.store.meta():
+            if on_search:  # never built: the first search builds it (memory files only)
+                notes.extend(self.sync(include_sessions=False).notes)
+                if self.settings.sessions_enabled:
+                    refresh()
+            else:
+                notes.append("the index has not been built yet: run `memlane index`")
+        elif fresh and on_search and self.is_dirty():
+            notes.extend(self.sync(include_sessions=False).notes)
+        elif on_search and self.is_dirty():
+            refresh()  # answer now from what is indexed; catch up in the background
+            stale = True
+            notes.append("the index may be stale: files changed since the last sync; refreshing in the background")
+        elif on_search and self._sessions_changed():
+            # transcripts grow with every message and are indexed in deltas: refresh, but not "stale"
+            refresh()
+        return notes, stale
+
+    # -- the live index in memory
+    def chunk_vectors(self) -> VectorIndex:
+        """The live chunk vectors (reloaded only by delta after a write); a provider must be in use."""
+        provider = self.choice.provider
+        assert provider is not None
+        return self._chunk_vectors.get(self.store, embedding_key(provider), provider.dims)
+
+    def fact_vectors(self) -> VectorIndex:
+        provider = self.choice.provider
+        assert provider is not None
+        return self._fact_vectors.get(self.store, embedding_key(provider), provider.dims)
+
+    def entity_directory(self) -> EntityDirectory:
+        """The index's entities, re-read only after a write."""
+        gen = self.store.generation()
+        if self._entities is None or self._entities[0] != gen:
+            self._entities = (gen, entity_directory(self.store))
+        return self._entities[1]
+
+    def facts_and_vectors(self) -> tuple[list[StoredFact], npt.NDArray[np.float32] | None]:
+        """Every fact of the index, and its vector row by row (zeros where a fact has none yet; None for a
+        keyword-only index)."""
+        store = self.store
+        facts = list(store.facts.by_seq(store.facts.seqs(FactFilter())).values())
+        if self.choice.provider is None or not facts:
+            return facts, None
+        index = self.fact_vectors()
+        rows = index.rows_of([f.seq for f in facts])
+        return facts, np.where((rows >= 0)[:, None], index.matrix[np.maximum(rows, 0)], 0.0).astype(np.float32)
+
+
+def close_provider(provider: EmbeddingProvider | None) -> None:
+    closer = getattr(provider, "close", None)  # remote providers hold an HTTP connection pool
+    if callable(closer):
+        closer()
