@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,3 +136,34 @@ def test_the_real_model_finds_a_paraphrase(fact_workspace: Path) -> None:
         resp = mem.recall("which pet did she get?", k=3, now=NOW)
         assert mem.choice.provider is not None and mem.choice.provider.provider_id == "local"
         assert resp.facts[0].content == "Dana adopted a small terrier from the shelter."
+
+
+def test_a_failing_recall_leaves_no_read_running_behind_it(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    """The chunk context runs on the search threads. A recall that fails must not return while that job
+    still reads: the caller may close the store at once (that crashed SQLite in CI once)."""
+    from memlane.facts.recall import recall
+
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        mem.sync()
+        store = mem.store
+        started, finished = threading.Event(), threading.Event()
+
+        def slow_context(text: str, vec: Any) -> list[tuple[str, int, int, float]]:
+            started.set()
+            time.sleep(0.5)
+            store.chunks_by_seq(store.live_seqs().tolist())  # reading through the store meanwhile
+            finished.set()
+            return []
+
+        def broken_counter(texts: Any) -> list[int]:
+            raise RuntimeError("the token counter broke")
+
+        settings = mem.settings.recall
+        with pytest.raises(memlane.MemlaneError, match="no entity"):  # checked before any job starts
+            recall(store, "x", settings=settings, now=NOW, entity="Nobody", context=slow_context)
+        assert not started.is_set()
+        with pytest.raises(RuntimeError, match="token counter"):  # fails after the job started ...
+            recall(
+                store, "Peter", settings=settings, now=NOW, budget=10, context=slow_context, count_tokens=broken_counter
+            )
+        assert started.is_set() and finished.is_set()  # ... and returned only once it was done

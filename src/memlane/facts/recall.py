@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
+from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,8 +212,6 @@ def recall(
         except ProviderError as exc:
             notes.append(f"query embedding failed, words only: {exc}")
     directory = directory or entity_directory(store)
-    # The day logs' chunks are scored on the search threads while the fact pools are read here.
-    aside = run_aside(context, content, query_vec) if context is not None and settings.context_weight > 0 else None
     refs: list[EntityRef] = []
     norms: tuple[str, ...] | None = None
     if entity is not None:
@@ -223,122 +222,129 @@ def recall(
         norms = tuple(sorted(wanted.norms))
         refs.append(EntityRef(wanted.name, wanted.page, directory.counts.get(wanted.key, 0), "filter"))
     where = FactFilter(kinds, since, until, norms)
+    # The day logs' chunks are scored on the search threads while the fact pools are read here. The job is
+    # always waited for, even when this call fails: the caller may close the store right after.
+    aside = run_aside(context, content, query_vec) if context is not None and settings.context_weight > 0 else None
+    try:
+        pool = limit * settings.candidate_multiplier
+        candidates: dict[int, _Candidate] = {}
 
-    pool = limit * settings.candidate_multiplier
-    candidates: dict[int, _Candidate] = {}
+        # Lexical: the fact's words and the words of the log it came from.
+        match = match_expression(content, ("text", "context"))
+        hits = store.facts.keyword_search(match, pool, where) if match else []
+        best = max((s for _, s in hits), default=0.0)
+        for seq, raw in hits:
+            candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
 
-    # Lexical: the fact's words and the words of the log it came from.
-    match = match_expression(content, ("text", "context"))
-    hits = store.facts.keyword_search(match, pool, where) if match else []
-    best = max((s for _, s in hits), default=0.0)
-    for seq, raw in hits:
-        candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
+        # Semantic: cosine over the fact vectors (within the filter).
+        sims: npt.NDArray[np.float32] | None = None
+        if query_vec is not None and vectors is not None and len(vectors.seqs):
+            sims = vectors.matrix @ query_vec
+            allowed = sims
+            if not where.empty:
+                mask = np.isin(vectors.seqs, np.asarray(store.facts.seqs(where), dtype=np.int64))
+                allowed = np.where(mask, sims, -np.inf)
+            n = min(pool, int(np.isfinite(allowed).sum()))
+            if n:
+                top = np.argpartition(-allowed, n - 1)[:n] if n < len(allowed) else np.argsort(-allowed)[:n]
+                for i in top:
+                    candidates.setdefault(int(vectors.seqs[i]), _Candidate(int(vectors.seqs[i])))
 
-    # Semantic: cosine over the fact vectors (within the filter).
-    sims: npt.NDArray[np.float32] | None = None
-    if query_vec is not None and vectors is not None and len(vectors.seqs):
-        sims = vectors.matrix @ query_vec
-        allowed = sims
-        if not where.empty:
-            mask = np.isin(vectors.seqs, np.asarray(store.facts.seqs(where), dtype=np.int64))
-            allowed = np.where(mask, sims, -np.inf)
-        n = min(pool, int(np.isfinite(allowed).sum()))
-        if n:
-            top = np.argpartition(-allowed, n - 1)[:n] if n < len(allowed) else np.argsort(-allowed)[:n]
-            for i in top:
-                candidates.setdefault(int(vectors.seqs[i]), _Candidate(int(vectors.seqs[i])))
-
-    # Entities the question names, and those often mentioned with them.
-    named = directory.named_in(query, STOPWORDS)
-    named_keys = {e.key for e, _ in named}
-    related: dict[str, tuple[Entity, float, str]] = {}
-    for ent, _words in named:
-        refs.append(EntityRef(ent.name, ent.page, directory.counts.get(ent.key, 0), "query"))
-        co = store.facts.co_mentions(sorted(ent.norms))
-        top_count = co[0][1] if co else 0
-        for norm, count in co[: RELATED_PER_ENTITY * 3]:
-            other = directory.of_norm(norm)
-            if other is None or other.key in named_keys or other.key in related:
-                continue
-            related[other.key] = (other, count / top_count if top_count else 0.0, ent.name)
-            if sum(1 for r in related.values() if r[2] == ent.name) >= RELATED_PER_ENTITY:
-                break
-    for other, _share, via in related.values():
-        refs.append(EntityRef(other.name, other.page, directory.counts.get(other.key, 0), "related", via))
-    named_norms = sorted({n for e, _ in named for n in e.norms})
-    related_norms = {n: share for other, share, _ in related.values() for n in other.norms}
-    for seq in store.facts.mentioning(named_norms, pool) + store.facts.mentioning(sorted(related_norms), pool):
-        candidates.setdefault(seq, _Candidate(seq))
-
-    # Time words: "last week", "in May 2023", "around Nov 27", "since March".
-    if asked is not None:
-        notes.append(f"time: {asked.text!r} read as {asked.window}")
-        lag = dt.timedelta(days=REPORT_LAG_DAYS)
-        for seq in store.facts.in_window(asked.window.start, asked.window.end + lag, pool):
+        # Entities the question names, and those often mentioned with them.
+        named = directory.named_in(query, STOPWORDS)
+        named_keys = {e.key for e, _ in named}
+        related: dict[str, tuple[Entity, float, str]] = {}
+        for ent, _words in named:
+            refs.append(EntityRef(ent.name, ent.page, directory.counts.get(ent.key, 0), "query"))
+            co = store.facts.co_mentions(sorted(ent.norms))
+            top_count = co[0][1] if co else 0
+            for norm, count in co[: RELATED_PER_ENTITY * 3]:
+                other = directory.of_norm(norm)
+                if other is None or other.key in named_keys or other.key in related:
+                    continue
+                related[other.key] = (other, count / top_count if top_count else 0.0, ent.name)
+                if sum(1 for r in related.values() if r[2] == ent.name) >= RELATED_PER_ENTITY:
+                    break
+        for other, _share, via in related.values():
+            refs.append(EntityRef(other.name, other.page, directory.counts.get(other.key, 0), "related", via))
+        named_norms = sorted({n for e, _ in named for n in e.norms})
+        related_norms = {n: share for other, share, _ in related.values() for n in other.norms}
+        for seq in store.facts.mentioning(named_norms, pool) + store.facts.mentioning(sorted(related_norms), pool):
             candidates.setdefault(seq, _Candidate(seq))
 
-    if not candidates:
-        if aside is not None:
-            aside.result()
-        total = store.facts.counts()["facts"]
-        if total == 0:
-            notes.append("no facts indexed: add '## Retain' bullets (- W @Name: ...) to memory files")
-        return RecallResponse([], refs, notes, asked)
+        # Time words: "last week", "in May 2023", "around Nov 27", "since March".
+        if asked is not None:
+            notes.append(f"time: {asked.text!r} read as {asked.window}")
+            lag = dt.timedelta(days=REPORT_LAG_DAYS)
+            for seq in store.facts.in_window(asked.window.start, asked.window.end + lag, pool):
+                candidates.setdefault(seq, _Candidate(seq))
 
-    facts = store.facts.by_seq(candidates)
-    if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
-        allowed_set = set(store.facts.seqs(where))
-        candidates = {s: c for s, c in candidates.items() if s in allowed_set}
-    if sims is not None and vectors is not None:
-        seqs = list(candidates)
-        for seq, row in zip(seqs, vectors.rows_of(seqs), strict=True):
-            if row >= 0:
-                candidates[seq].vector = max(float(sims[row]), 0.0)
-    ctx = _DayContext(aside.result() if aside is not None else [])
-    wants_opinion = bool(_OPINION_CUES.search(query))
-    wants_recent = bool(_RECENT_CUES.search(query))
-    wants_when = bool(_WHEN_CUES.search(query))
-    days = sorted({f.day for f in facts.values() if f.day})
-    day_rank = {d: (i + 1) / len(days) for i, d in enumerate(days)}
-    wv, wt = settings.vector_weight, settings.text_weight
-    if not hits:  # nothing matched lexically: the text signal is absent, not zero
-        wv, wt = wv + wt, 0.0
-    elif sims is None:
-        wv, wt = 0.0, wv + wt
-    total_w = (wv + wt) or 1.0
-    for seq, c in candidates.items():
-        f = facts.get(seq)
-        if f is None:
-            continue
-        mentions = {norm for norm, _ in f.mentions}
-        if mentions & set(named_norms):
-            c.entity = 1.0
-        elif mentions & set(related_norms):
-            c.related = max(related_norms[n] for n in mentions & set(related_norms))
-        c.context = ctx.score(f)
-        c.time = _time_signal(f, asked.window if asked else None)
-        if wants_recent and f.day:
-            c.time = max(c.time, 0.5 * day_rank.get(f.day, 0.0))
-        if wants_when and f.t_start:
-            c.dated = 1.0
-        if wants_opinion and f.kind == "opinion":
-            c.opinion = f.confidence if f.confidence is not None else 0.5
-        c.score = (
-            (wv * c.vector + wt * c.text) / total_w
-            + settings.context_weight * c.context
-            + settings.entity_weight * c.entity
-            + settings.related_weight * c.related
-            + settings.time_weight * c.time
-            + settings.dated_weight * c.dated
-            + settings.opinion_weight * c.opinion
-        )
-    ranked = sorted((c for c in candidates.values() if c.seq in facts), key=lambda c: (-c.score, c.seq))
-    chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
-    out = [_recalled(facts[c.seq], c, directory, explain) for c in chosen]
-    if budget is not None and len(chosen) < min(limit, len(ranked)):
-        notes.append(f"budget: {len(chosen)} facts fit in {budget} tokens")
-    every = [_recalled(facts[c.seq], c, directory, True) for c in ranked] if explain else None
-    return RecallResponse(out, refs, notes, asked, every)
+        if not candidates:
+            if aside is not None:
+                aside.result()
+            total = store.facts.counts()["facts"]
+            if total == 0:
+                notes.append("no facts indexed: add '## Retain' bullets (- W @Name: ...) to memory files")
+            return RecallResponse([], refs, notes, asked)
+
+        facts = store.facts.by_seq(candidates)
+        if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
+            allowed_set = set(store.facts.seqs(where))
+            candidates = {s: c for s, c in candidates.items() if s in allowed_set}
+        if sims is not None and vectors is not None:
+            seqs = list(candidates)
+            for seq, row in zip(seqs, vectors.rows_of(seqs), strict=True):
+                if row >= 0:
+                    candidates[seq].vector = max(float(sims[row]), 0.0)
+        ctx = _DayContext(aside.result() if aside is not None else [])
+        wants_opinion = bool(_OPINION_CUES.search(query))
+        wants_recent = bool(_RECENT_CUES.search(query))
+        wants_when = bool(_WHEN_CUES.search(query))
+        days = sorted({f.day for f in facts.values() if f.day})
+        day_rank = {d: (i + 1) / len(days) for i, d in enumerate(days)}
+        wv, wt = settings.vector_weight, settings.text_weight
+        if not hits:  # nothing matched lexically: the text signal is absent, not zero
+            wv, wt = wv + wt, 0.0
+        elif sims is None:
+            wv, wt = 0.0, wv + wt
+        total_w = (wv + wt) or 1.0
+        for seq, c in candidates.items():
+            f = facts.get(seq)
+            if f is None:
+                continue
+            mentions = {norm for norm, _ in f.mentions}
+            if mentions & set(named_norms):
+                c.entity = 1.0
+            elif mentions & set(related_norms):
+                c.related = max(related_norms[n] for n in mentions & set(related_norms))
+            c.context = ctx.score(f)
+            c.time = _time_signal(f, asked.window if asked else None)
+            if wants_recent and f.day:
+                c.time = max(c.time, 0.5 * day_rank.get(f.day, 0.0))
+            if wants_when and f.t_start:
+                c.dated = 1.0
+            if wants_opinion and f.kind == "opinion":
+                c.opinion = f.confidence if f.confidence is not None else 0.5
+            c.score = (
+                (wv * c.vector + wt * c.text) / total_w
+                + settings.context_weight * c.context
+                + settings.entity_weight * c.entity
+                + settings.related_weight * c.related
+                + settings.time_weight * c.time
+                + settings.dated_weight * c.dated
+                + settings.opinion_weight * c.opinion
+            )
+        ranked = sorted((c for c in candidates.values() if c.seq in facts), key=lambda c: (-c.score, c.seq))
+        chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
+        out = [_recalled(facts[c.seq], c, directory, explain) for c in chosen]
+        if budget is not None and len(chosen) < min(limit, len(ranked)):
+            notes.append(f"budget: {len(chosen)} facts fit in {budget} tokens")
+        every = [_recalled(facts[c.seq], c, directory, True) for c in ranked] if explain else None
+        return RecallResponse(out, refs, notes, asked, every)
+
+    finally:
+        if aside is not None:
+            futures.wait([aside])
 
 
 REPORT_LAG_DAYS = 10  # a log tells what happened in the days before it: "yesterday we got back from Rio"

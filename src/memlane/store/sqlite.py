@@ -159,7 +159,10 @@ class EmbeddingKey:
 
 
 class _Connection(sqlite3.Connection):
-    """A plain connection that can be weakly referenced (the base class cannot)."""
+    """A connection that can be weakly referenced (the base class cannot) and says when it is in use:
+    ``busy`` is held by the thread reading through it, so closing waits for the read to end."""
+
+    busy: threading.RLock
 
 
 def _now_ms() -> int:
@@ -178,7 +181,7 @@ class SQLiteStore:
         self._lock = threading.RLock()  # the writer connection
         self._readers = threading.local()  # one reader connection per thread: reads run side by side
         # Weak: a thread that ends drops its connection (closed when collected); close() closes the rest.
-        self._all_readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
+        self._all_readers: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._readers_lock = threading.Lock()
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
         self.migrated: list[str] = []  # migrations applied on open
@@ -195,8 +198,8 @@ class SQLiteStore:
             self._check()
 
     # -- opening, checking, recovering
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(
+    def _open(self) -> _Connection:
+        conn: _Connection = sqlite3.connect(
             self.path,
             timeout=BUSY_TIMEOUT_MS / 1000,
             check_same_thread=False,
@@ -260,7 +263,8 @@ class SQLiteStore:
         with self._lock, self._readers_lock:
             self._conn.close()
             for conn in list(self._all_readers):
-                conn.close()
+                with conn.busy:  # another thread may be mid-read: closing under it would crash SQLite
+                    conn.close()
             self._all_readers = weakref.WeakSet()
             self._readers = threading.local()
 
@@ -269,13 +273,15 @@ class SQLiteStore:
         """This thread's reader connection. In WAL mode it sees the last committed index while a write
         transaction (a background sync's swap) is open on the writer, so searches never wait for one; and
         one per thread lets a search read chunks and facts side by side (SQLite releases the GIL)."""
-        conn: sqlite3.Connection | None = getattr(self._readers, "conn", None)
+        conn: _Connection | None = getattr(self._readers, "conn", None)
         if conn is None:
             conn = self._open()
+            conn.busy = threading.RLock()
             with self._readers_lock:
                 self._all_readers.add(conn)
             self._readers.conn = conn
-        yield conn
+        with conn.busy:
+            yield conn
 
     # -- transactions
     @contextlib.contextmanager
