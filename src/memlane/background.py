@@ -60,7 +60,7 @@ class Syncable(Protocol):
 
     def sync(self, *, include_sessions: bool = True) -> object: ...
 
-    def reflect_scheduled(self) -> None: ...
+    def after_sync(self) -> None: ...
 
 
 class Background:
@@ -68,8 +68,8 @@ class Background:
 
     def __init__(self, memory: Syncable) -> None:
         self.memory = memory
-        self.reflect_every: float | None = None  # seconds between scheduled reflects (reflect.schedule)
-        self.reflects = 0
+        self._jobs: dict[str, tuple[float, Callable[[], object]]] = {}  # name -> (period s, job): reflect, backup
+        self.runs: dict[str, int] = {}  # scheduled jobs run so far, by name
         self.settings = memory.settings.sync
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -140,9 +140,13 @@ class Background:
             self._idle.clear()
         self._wake.set()
 
-    def schedule_reflect(self, every: float | None) -> None:
-        """Run the memory's reflect every ``every`` seconds from now on (None: never)."""
-        self.reflect_every = every
+    def schedule(self, name: str, every: float | None, job: Callable[[], object]) -> None:
+        """Run ``job`` every ``every`` seconds from now on (None: stop); "reflect", "backup"."""
+        with self._lock:
+            if every:
+                self._jobs[name] = (every, job)
+            else:
+                self._jobs.pop(name, None)
         self._wake.set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -153,19 +157,27 @@ class Background:
     def _work(self) -> None:
         interval = self.settings.interval_minutes * 60
         next_interval = time.monotonic() + interval if interval else None
-        next_reflect: float | None = None
+        next_job: dict[str, float] = {}
         while not self._stop.is_set():
             with self._lock:
                 due = self._due
+                jobs = dict(self._jobs)
             now = time.monotonic()
-            if self.reflect_every and next_reflect is None:
-                next_reflect = now + self.reflect_every
-            if next_reflect is not None and next_reflect <= now and self.reflect_every:
-                next_reflect = now + self.reflect_every
-                self._run("reflect", self.memory.reflect_scheduled)
-                self.reflects += 1
+            for name in list(next_job):
+                if name not in jobs:
+                    del next_job[name]
+            ready = None
+            for name, (every, _job) in jobs.items():
+                next_job.setdefault(name, now + every)
+                if next_job[name] <= now and ready is None:
+                    ready = name
+            if ready is not None:
+                every, job = jobs[ready]
+                next_job[ready] = now + every
+                self._run(ready, job)
+                self.runs[ready] = self.runs.get(ready, 0) + 1
                 continue
-            waits = [t - now for t in (due, next_interval, next_reflect) if t is not None]
+            waits = [t - now for t in (due, next_interval, *next_job.values()) if t is not None]
             if not waits or min(waits) > 0:
                 self._wake.wait(min(waits) if waits else None)
                 self._wake.clear()
@@ -176,6 +188,7 @@ class Background:
                 self._due = None
             self._run("sync", lambda: self.memory.sync(include_sessions=True))
             self.syncs += 1
+            self._run("after sync", self.memory.after_sync)
             self.last_sync = time.time()
             with self._lock:
                 if self._due is None:

@@ -306,6 +306,57 @@ def core(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--push", is_flag=True, help="Push to backup.git.remote after committing.")
+@click.option("--init", is_flag=True, help="Make the workspace a git repository first if it is not one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def backup(ctx: click.Context, push: bool, init: bool, as_json: bool) -> None:
+    """Commit the memory files that changed to the workspace's git repository."""
+    with _memory(ctx) as mem:
+        result = mem.backup(push=push or None, init=init)
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.message)
+
+
+@cli.command()
+@click.option("--older-than", default="90d", show_default=True, help="Archive daily logs older than this (days).")
+@click.option("--dry-run", is_flag=True, help="List the moves; move nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def archive(ctx: click.Context, older_than: str, dry_run: bool, as_json: bool) -> None:
+    """Move old daily logs to memory/archive/YYYY/ (still indexed and searchable)."""
+    with _memory(ctx) as mem:
+        out = mem.archive(older_than, dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    for move in out["moves"]:
+        click.echo(f"{'would move' if dry_run else 'moved'} {move['from']} -> {move['to']}")
+    for note in out["skipped"]:
+        click.echo(f"note: {note}", err=True)
+    if not out["moves"]:
+        click.echo("nothing to archive")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the memory and its index; each problem comes with the command that fixes it (exit 1 if any)."""
+    with _memory(ctx) as mem:
+        checks = mem.doctor()
+    problems = [c for c in checks if not c.ok]
+    if as_json:
+        click.echo(json.dumps({"ok": not problems, "checks": [c.to_dict() for c in checks]}, indent=2))
+    else:
+        for c in checks:
+            click.echo(f"{'ok     ' if c.ok else 'PROBLEM'} {c.name:11} {c.detail}")
+            if c.fix and not c.ok:
+                click.echo(f"        {'':11} fix: {c.fix}")
+    if problems:
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("text")
 @click.option("--heading", help="Put the note under this heading (created if missing).")
 @click.option("--long-term", is_flag=True, help="Write to MEMORY.md instead of today's memory/YYYY-MM-DD.md.")

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
@@ -96,6 +96,7 @@ class VectorSettings(_Model):
 class StoreSettings(_Model):
     driver: Literal["sqlite"] = "sqlite"
     path: str | None = None  # default: $MEMLANE_HOME/memory/{agentId}.sqlite
+    busy_timeout_ms: int = Field(30_000, ge=0)  # how long a write waits for another program's lock
     vector: VectorSettings = VectorSettings()
 
 
@@ -157,6 +158,7 @@ class QuerySettings(_Model):
     min_score: float = Field(0.35, ge=0)
     # Results shorter than this many lines are widened around their chunk (0: exactly the chunk).
     window: int = Field(11, ge=0)
+    archive_weight: float = Field(1.0, ge=0, le=1)  # scores of memory/archive/ files are multiplied by this
     hybrid: HybridSettings = HybridSettings()
 
 
@@ -253,6 +255,19 @@ class CoreSettings(_Model):
 _SCHEDULE = re.compile(r"^(?:off|hourly|daily|\d+(?:\.\d+)?\s*[mhd])$")
 
 
+def schedule_seconds(value: str) -> float | None:
+    """A schedule setting's period in seconds: off, hourly, daily, or N minutes/hours/days ("30m", "6h",
+    "1d"); None when off. Raises ValueError for anything else."""
+    text = value.strip().lower()
+    if not _SCHEDULE.match(text):
+        raise ValueError("must be off, hourly, daily, or a period such as 30m, 6h, 1d")
+    if text == "off":
+        return None
+    if text in ("hourly", "daily"):
+        return 3600.0 if text == "hourly" else 86400.0
+    return float(text[:-1].strip()) * {"m": 60, "h": 3600, "d": 86400}[text[-1]]
+
+
 class ReflectSettings(_Model):
     """``memlane reflect``: entity pages, opinions and MEMORY.md proposals from the facts."""
 
@@ -264,21 +279,45 @@ class ReflectSettings(_Model):
     propose_min_days: int = Field(3, ge=2)  # a fact said on this many different days is proposed for MEMORY.md
     proposal_days: int = Field(90, ge=1)  # ... when its latest statement is this recent
 
-    @model_validator(mode="after")
-    def _schedule_readable(self) -> ReflectSettings:
-        if not _SCHEDULE.match(self.schedule.strip().lower()):
-            raise ValueError("reflect.schedule must be off, hourly, daily, or a period such as 30m, 6h, 1d")
-        return self
+    @field_validator("schedule")
+    @classmethod
+    def _schedule_readable(cls, value: str) -> str:
+        schedule_seconds(value)
+        return value
 
     @property
     def every_seconds(self) -> float | None:
         """The schedule's period, None when off."""
-        value = self.schedule.strip().lower()
-        if value == "off":
-            return None
-        if value in ("hourly", "daily"):
-            return 3600.0 if value == "hourly" else 86400.0
-        return float(value[:-1].strip()) * {"m": 60, "h": 3600, "d": 86400}[value[-1]]
+        return schedule_seconds(self.schedule)
+
+
+class GitBackupSettings(_Model):
+    """``memlane backup``: the memory files committed to the workspace's git repository."""
+
+    schedule: str = "off"  # as reflect.schedule: run by `memlane watch` and start()
+    push: bool = False  # push after each scheduled backup
+    remote: str = "origin"
+    branch: str | None = None  # push HEAD to this branch; default the branch checked out
+    after_flush: bool = False  # back up when a memory flush was recorded since the last backup
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule_readable(cls, value: str) -> str:
+        schedule_seconds(value)
+        return value
+
+
+class BackupSettings(_Model):
+    git: GitBackupSettings = GitBackupSettings()
+
+
+class McpHttpSettings(_Model):
+    # A bearer token every HTTP request must carry (or MEMLANE_MCP_TOKEN); required to bind beyond loopback.
+    token: str | None = None
+
+
+class McpSettings(_Model):
+    http: McpHttpSettings = McpHttpSettings()
 
 
 class LlmSettings(_Model):
@@ -308,6 +347,8 @@ class _AgentEntry(_Model):
     core: dict[str, Any] | None = None
     reflect: dict[str, Any] | None = None
     llm: dict[str, Any] | None = None
+    backup: dict[str, Any] | None = None
+    mcp: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -318,6 +359,8 @@ class _AgentDefaults(_Model):
     core: dict[str, Any] | None = None
     reflect: dict[str, Any] | None = None
     llm: dict[str, Any] | None = None
+    backup: dict[str, Any] | None = None
+    mcp: dict[str, Any] | None = None
     memory_search: dict[str, Any] | None = None
 
 
@@ -354,6 +397,8 @@ class AgentConfig(BaseModel):
     core: CoreSettings = CoreSettings()
     reflect: ReflectSettings = ReflectSettings()
     llm: LlmSettings = LlmSettings()
+    backup: BackupSettings = BackupSettings()
+    mcp: McpSettings = McpSettings()
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
@@ -452,6 +497,8 @@ def resolve(
     core = _section(CoreSettings, "core", parsed.agents.defaults.core, entry.core if entry else None)
     reflect = _section(ReflectSettings, "reflect", parsed.agents.defaults.reflect, entry.reflect if entry else None)
     llm = _section(LlmSettings, "llm", parsed.agents.defaults.llm, entry.llm if entry else None)
+    backup = _section(BackupSettings, "backup", parsed.agents.defaults.backup, entry.backup if entry else None)
+    mcp = _section(McpSettings, "mcp", parsed.agents.defaults.mcp, entry.mcp if entry else None)
     access = (entry.workspace_access if entry else None) or parsed.agents.defaults.workspace_access
     return AgentConfig(
         agent_id=agent,
@@ -462,5 +509,7 @@ def resolve(
         core=core,
         reflect=reflect,
         llm=llm,
+        backup=backup,
+        mcp=mcp,
         providers=dict(parsed.models.providers),
     )

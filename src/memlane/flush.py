@@ -98,3 +98,16 @@ def plan_flush(
         settings.system_prompt.replace("YYYY-MM-DD", day),
         settings.prompt.replace("YYYY-MM-DD", day),
     )
+
+
+def flush_times(state_path: Path) -> list[float]:
+    """When memory flushes were recorded (``memoryFlushAt`` of every session in the state file)."""
+    try:
+        state = _read_state(state_path)
+    except MemlaneError:
+        return []
+    return [
+        float(entry["memoryFlushAt"])
+        for entry in state.values()
+        if isinstance(entry, dict) and isinstance(entry.get("memoryFlushAt"), int | float)
+    ]

@@ -71,7 +71,8 @@ class IndexKeeper:
     def store(self) -> SQLiteStore:
         with self.lock:
             if self._store is None:
-                self._store = SQLiteStore(self.settings.store_path(self.config.agent_id))
+                store = self.settings.store
+                self._store = SQLiteStore(self.settings.store_path(self.config.agent_id), store.busy_timeout_ms)
             return self._store
 
     @property
@@ -206,6 +207,9 @@ class IndexKeeper:
         notes: list[str] = []
         stale = False
         on_search = self.settings.sync.on_search
+        if self.store.read_only:
+            notes.append(f"the index is used as it is: it cannot be updated ({self.store.read_only})")
+            return notes, self.is_dirty()
         if "fingerprint" not in self.store.meta():
             if on_search:  # never built: the first search builds it (memory files only)
                 notes.extend(self.sync(include_sessions=False).notes)

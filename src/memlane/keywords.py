@@ -20,6 +20,7 @@ _CJK = (
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 STOPWORDS = frozenset(
     [
@@ -173,7 +174,8 @@ def _quote(term: str) -> str:
 def query_terms(query: str) -> list[str]:
     """The query's searchable terms: whitespace-separated, edge punctuation stripped, deduplicated."""
     seen: dict[str, None] = {}
-    for raw in query.split():
+    # Control characters (a NUL ends an FTS5 string early) are no part of any word.
+    for raw in _CONTROL.sub(" ", query).split():
         term = re.sub(r"^[^\w]+|[^\w]+$", "", raw, flags=re.UNICODE)
         if term and _WORD.search(term):
             seen.setdefault(term.lower(), None)

@@ -5,18 +5,25 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import config as config_mod
+from .archive import archive as archive_files
+from .archive import archive_days, plan_archive
 from .background import Background
+from .backup import BackupResult
+from .backup import backup as backup_files
 from .batching import BatchRun
+from .config import schedule_seconds
+from .doctor import Check, diagnose
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
 from .extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .facts.recall import RecallResponse, date_bound, parse_kinds, recall
-from .flush import STATE_FILE, FlushDecision, plan_flush
+from .flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .keeper import IndexKeeper
 from .llm import LlmDrafter
 from .reflect import ReflectReport, apply_changes
@@ -54,6 +61,7 @@ class Memory:
         self.index = IndexKeeper(workspace, cfg, choice)
         self._lock = self.index.lock  # held while a read ranks; a sync takes it only to swap providers
         self._background: Background | None = None
+        self._backed_up = time.time()  # when this Memory last backed up (started: a flush before it is not its)
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -71,7 +79,9 @@ class Memory:
         if self.settings.sync.watch if watch is None else watch:
             background.watch()
         if self.config.workspace_access == "rw":
-            background.schedule_reflect(self.config.reflect.every_seconds)
+            background.schedule("reflect", self.config.reflect.every_seconds, self.reflect_scheduled)
+            git = self.config.backup.git
+            background.schedule("backup", schedule_seconds(git.schedule), lambda: self.backup(push=git.push))
         if self.settings.sync.on_session_start:
             self.on_session_start()
         return self
@@ -184,7 +194,9 @@ class Memory:
                 except ProviderError as exc:
                     fallback = {"from": provider.provider_id, "reason": str(exc)}
                     notes.append(f"query embedding failed, keyword search only: {exc}")
-            results, mode = rank(self.store, query, query_vec, vectors, q.hybrid, n, threshold, q.window)
+            results, mode = rank(
+                self.store, query, query_vec, vectors, q.hybrid, n, threshold, q.window, q.archive_weight
+            )
         if provider is None:
             notes.append("no embedding provider: keyword search only")
         return SearchResponse(
@@ -307,6 +319,41 @@ class Memory:
         if apply and append_drafts(self.workspace, drafts):
             self._index_after_write({})
         return drafts
+
+    def backup(self, push: bool | None = None, init: bool = False) -> BackupResult:
+        """Commit the memory files that changed to the workspace's git repository (see
+        :mod:`memlane.backup`); ``push`` (default ``backup.git.push``) pushes to ``backup.git.remote``."""
+        self._require_writable()
+        git = self.config.backup.git
+        result = backup_files(self.workspace, git, push=git.push if push is None else push, init=init)
+        self._backed_up = time.time()
+        return result
+
+    def after_sync(self) -> None:
+        """The background worker's hook after each sync: with ``backup.git.afterFlush``, a backup once a memory
+        flush was recorded since the last backup (the flush's notes have been synced by then)."""
+        git = self.config.backup.git
+        if git.after_flush and self.config.workspace_access == "rw":
+            flushed = flush_times(self.sessions_dir / STATE_FILE)
+            if flushed and max(flushed) > self._backed_up:
+                self.backup(push=git.push)
+
+    def archive(
+        self, older_than: int | str = 90, dry_run: bool = False, now: dt.datetime | None = None
+    ) -> dict[str, Any]:
+        """Move daily logs older than ``older_than`` days (or "90d") to ``memory/archive/YYYY/`` (see
+        :mod:`memlane.archive`); the index follows without re-embedding. ``dry_run`` only lists the moves."""
+        self._require_readable() if dry_run else self._require_writable()
+        moves, skipped = plan_archive(self.workspace, archive_days(older_than), (now or dt.datetime.now()).date())
+        done = moves if dry_run else archive_files(self.workspace, moves)
+        out: dict[str, Any] = {"moves": [m.to_dict() for m in done], "skipped": skipped, "dryRun": dry_run}
+        if done and not dry_run:
+            out.update(self._index_after_write({}))
+        return out
+
+    def doctor(self) -> list[Check]:
+        """Problems of this memory and its index, each with the command that fixes it (reads only)."""
+        return diagnose(self.config, self.workspace, self.store, self.index.fingerprint())
 
     def reflect_scheduled(self) -> None:
         """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""

@@ -24,6 +24,7 @@ from .vectors import VectorIndex
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
+ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
 PARALLEL_MIN_ROWS = 50_000
 
 
@@ -105,15 +106,23 @@ def rank(
     max_results: int,
     min_score: float,
     window: int = 0,
+    archive_weight: float = 1.0,
 ) -> tuple[list[SearchResult], str]:
-    """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector")."""
+    """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"). Chunks of archived
+    logs (``memory/archive/``) score ``archive_weight`` times their score."""
     ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
     use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
+    rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
+    if archive_weight != 1.0:
+        for c in ranked:
+            row = rows_by_seq.get(c.seq)
+            if row is not None and row.path.startswith(ARCHIVE_PREFIX):
+                c.score *= archive_weight
+        ranked.sort(key=lambda c: (-c.score, c.seq))
     ranked = [c for c in ranked if c.score >= min_score]
     if hybrid.mmr.enabled and len(ranked) > 1:
         ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
 
-    rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
     terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
     results: list[SearchResult] = []
     for c in ranked:

@@ -43,11 +43,12 @@ class WriteResult:
 
 
 @contextlib.contextmanager
-def exclusive_lock(lock_file: Path) -> Iterator[None]:
-    """Hold an ``flock`` on ``lock_file`` (created if missing): one holder at a time across processes."""
+def exclusive_lock(lock_file: Path, shared: bool = False) -> Iterator[None]:
+    """Hold an ``flock`` on ``lock_file`` (created if missing): one holder at a time across processes,
+    or with ``shared`` any number of shared holders and no exclusive one."""
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_file, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -58,6 +59,19 @@ def _locked(target: Path) -> contextlib.AbstractContextManager[None]:
     """The lock of one memory file, kept under $MEMLANE_HOME/locks (never in the workspace)."""
     name = hashlib.sha256(str(target).encode()).hexdigest()[:24] + ".lock"
     return exclusive_lock(memlane_home() / "locks" / name)
+
+
+def workspace_lock(workspace: Path, exclusive: bool = True) -> contextlib.AbstractContextManager[None]:
+    """The whole workspace's lock: every write holds it shared (writers of different files still run side
+    by side), backup and archive hold it exclusively (no file is half-written while they run)."""
+    name = "ws-" + hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:24] + ".lock"
+    return exclusive_lock(memlane_home() / "locks" / name, shared=not exclusive)
+
+
+@contextlib.contextmanager
+def _writing(workspace: Path, target: Path) -> Iterator[None]:
+    with workspace_lock(workspace, exclusive=False), _locked(target):
+        yield
 
 
 def _clean(text: str) -> str:
@@ -98,16 +112,27 @@ def _separator(existing: bytes) -> bytes:
 
 
 def _append(target: Path, body: str) -> tuple[int, int]:
+    """Append ``body`` as a paragraph. All or nothing: a write the disk cut short (disk full, a file-size
+    limit) is truncated back to the file's size before it, and reported."""
     data = body.encode() + b"\n"
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         with open(target, "rb") as reader:
             existing = reader.read()
-        sep = _separator(existing)
-        os.write(fd, sep + data)
+        chunk = _separator(existing) + data
+        try:
+            written = os.write(fd, chunk)
+        except OSError as exc:
+            written, problem = -1, exc.strerror or str(exc)
+        else:
+            problem = "the disk took only part of it"
+        if written != len(chunk):
+            os.ftruncate(fd, len(existing))
+            raise MemlaneError(f"nothing was written to {target.name}: {problem} (disk full?)")
+        os.fsync(fd)
     finally:
         os.close(fd)
-    first = (existing + sep).count(b"\n") + 1
+    first = (existing + _separator(existing)).count(b"\n") + 1
     return first, first + body.count("\n")
 
 
@@ -170,7 +195,7 @@ def _rewrite(
     rel = target.relative_to(workspace).as_posix()
     target.parent.mkdir(parents=True, exist_ok=True)
     _check_target(workspace, target)
-    with _locked(target):
+    with _writing(workspace, target):
         for _ in range(10):
             try:
                 before = target.read_bytes()
@@ -181,8 +206,9 @@ def _rewrite(
             if new_text == old_text and target.exists():
                 return WriteResult(rel, first, last)  # nothing to change: the file is not touched
             check_core_size(rel, old_text, new_text, max_core_chars)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
+            tmp = ""
             try:
+                fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
                 with os.fdopen(fd, "wb") as out:
                     out.write(new_text.encode("utf-8", errors="surrogateescape"))
                     out.flush()
@@ -195,6 +221,8 @@ def _rewrite(
                 os.replace(tmp, target)
                 tmp = ""
                 return WriteResult(rel, first, last)
+            except OSError as exc:  # disk full, a file-size limit, a read-only folder: the file is as it was
+                raise MemlaneError(f"nothing was written to {rel}: {exc.strerror or exc} (disk full?)") from None
             finally:
                 if tmp:
                     with contextlib.suppress(FileNotFoundError):
@@ -225,7 +253,7 @@ def write_note(
     rel = target.relative_to(workspace).as_posix()
     target.parent.mkdir(parents=True, exist_ok=True)
     _check_target(workspace, target)
-    with _locked(target):
+    with _writing(workspace, target):
         if max_core_chars is not None and rel in CORE_FILES:
             existing = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else ""
             sep = _separator(existing.encode()).decode()

@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 import weakref
@@ -158,6 +159,18 @@ class EmbeddingKey:
     provider_key: str
 
 
+def _writable(folder: Path) -> bool:
+    """Whether files can be made in ``folder`` (root ignores permission bits, not an immutable folder)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".memlane-probe-")
+    except OSError:
+        return False
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    return True
+
+
 class _Connection(sqlite3.Connection):
     """A connection that can be weakly referenced (the base class cannot) and says when it is in use:
     ``busy`` is held by the thread reading through it, so closing waits for the read to end."""
@@ -176,37 +189,58 @@ def _blob(vec: npt.NDArray[np.float32]) -> bytes:
 class SQLiteStore:
     """One agent's index in one SQLite file (WAL mode, one writer at a time)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
         self._lock = threading.RLock()  # the writer connection
         self._readers = threading.local()  # one reader connection per thread: reads run side by side
         # Weak: a thread that ends drops its connection (closed when collected); close() closes the rest.
         self._all_readers: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._readers_lock = threading.Lock()
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
+        self.read_only: str | None = None  # why the index can only be read (its folder refuses writes)
         self.migrated: list[str] = []  # migrations applied on open
         self.facts = SQLiteFacts(self)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            if not path.exists():
+                raise IndexError_(f"cannot create the index folder {path.parent}: {exc.strerror or exc}") from None
         try:
             self._conn = self._connect()
             self._check()
         except sqlite3.DatabaseError as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()
+            if path.exists() and not _writable(path.parent):
+                self._open_read_only(f"its folder {path.parent} refuses writes ({exc})")
+                return
             self._quarantine(str(exc))
             self._conn = self._connect()
             self._check()
 
+    def _open_read_only(self, why: str) -> None:
+        """Use the index as it is: searches answer from it, every write fails with ``why``."""
+        self.read_only = why
+        self._conn = self._open()
+        try:
+            self._check()
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"the index {self.path} is unreadable and its folder refuses writes: {exc}") from None
+
     # -- opening, checking, recovering
     def _open(self) -> _Connection:
+        # Read-only: immutable, since no one can write it either (no -wal or -shm can be made beside it).
+        target = f"file:{self.path}?mode=ro&immutable=1" if self.read_only else str(self.path)
         conn: _Connection = sqlite3.connect(
-            self.path,
-            timeout=BUSY_TIMEOUT_MS / 1000,
+            target,
+            uri=bool(self.read_only),
+            timeout=self.busy_timeout_ms / 1000,
             check_same_thread=False,
             isolation_level=None,
             factory=_Connection,
         )
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         return conn
 
     def _connect(self) -> sqlite3.Connection:
@@ -256,7 +290,13 @@ class SQLiteStore:
         for suffix in ("", "-wal", "-shm"):
             src = Path(str(self.path) + suffix)
             if src.exists():
-                os.replace(src, Path(f"{self.path}.broken-{stamp}{suffix}"))
+                try:
+                    os.replace(src, Path(f"{self.path}.broken-{stamp}{suffix}"))
+                except OSError as exc:
+                    raise IndexError_(
+                        f"the index {self.path} is unreadable ({reason}) and cannot be moved aside: "
+                        f"{exc.strerror or exc}"
+                    ) from None
         self.recovered = f"the index at {self.path} could not be used ({reason}); it was moved aside and rebuilt"
 
     def close(self) -> None:
@@ -289,7 +329,12 @@ class SQLiteStore:
         """One write transaction. When it changes the index (files, chunks, meta) it bumps ``generation``
         so readers refresh what they hold; cache-only writes (``changes_index=False``) leave readers be."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            if self.read_only:
+                raise IndexError_(f"the index cannot be updated: {self.read_only}; searches use it as it is")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise self._write_error(exc) from None
             try:
                 yield
                 if changes_index:
@@ -298,9 +343,30 @@ class SQLiteStore:
                         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                     )
                 self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (disk full)
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._write_error(exc) from None
                 raise
+
+    def _write_error(self, exc: sqlite3.OperationalError) -> IndexError_:
+        """What a failed index write means, said plainly; the transaction was rolled back."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            why = (
+                f"another program holds the index for more than {self.busy_timeout_ms / 1000:g} s "
+                "(memorySearch.store.busyTimeoutMs)"
+            )
+        elif "full" in text or "too large" in text:
+            why = "the disk is full"
+        elif "disk I/O error" in text:
+            why = "a write to the disk failed: disk full, a file-size limit or a failing disk"
+        elif "readonly" in text or "read-only" in text:
+            why = "the index is read-only"
+        else:
+            why = text
+        return IndexError_(f"the index could not be written ({why}); the previous index is unchanged: {self.path}")
 
     # -- meta
     def _set_meta(self, key: str, value: str) -> None:

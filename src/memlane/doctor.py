@@ -1,0 +1,161 @@
+"""``memlane doctor``: what is wrong with an agent's memory and its index, each problem with the command
+that fixes it. It reads; it changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import backup as backup_mod
+from .config import AgentConfig, memlane_home
+from .facts.entities import entity_hints
+from .store import SQLiteStore, fingerprint_json
+from .workspace import MEMORY_DIRS, list_memory_files
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None  # the command (or action) that fixes it
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def diagnose(cfg: AgentConfig, workspace: Path, store: SQLiteStore, fingerprint: dict[str, object]) -> list[Check]:
+    """Every check, in order: the index file, its integrity, its settings, the files it knows, leftovers of
+    interrupted writes, locks, Retain bullets, entity names, and the git backup."""
+    checks = [_index_file(store), _integrity(store)]
+    meta = store.meta()
+    if "fingerprint" not in meta:
+        checks.append(Check("settings", False, "the index has never been built", "memlane index"))
+    elif meta["fingerprint"] != fingerprint_json(fingerprint):
+        checks.append(
+            Check(
+                "settings",
+                False,
+                "the index was built with other settings (model, chunking or workspace)",
+                "memlane index",
+            )
+        )
+    else:
+        checks.append(Check("settings", True, "the index matches the configured provider, model and chunking"))
+    checks += [_files(store, workspace), _leftovers(workspace, store.path), _locks()]
+    problems = store.facts.problems()
+    checks.append(
+        Check(
+            "retain",
+            not problems,
+            f"{len(problems)} Retain bullet(s) could not be read",
+            "edit " + ", ".join(f"{p}:{ln}" for p, ln, _ in problems[:5]),
+        )
+        if problems
+        else Check("retain", True, "every Retain bullet reads")
+    )
+    names = [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()]
+    hints = entity_hints(store.facts.unresolved_mentions(), names)
+    checks.append(
+        Check("entities", not hints, "; ".join(hints[:3]), "add an alias to the entity page, or fix the @mention")
+        if hints
+        else Check("entities", True, "no @mention is a near miss of an entity page")
+    )
+    checks.append(_backup(cfg, workspace))
+    return checks
+
+
+def _index_file(store: SQLiteStore) -> Check:
+    if store.recovered:
+        return Check("index file", False, store.recovered, "memlane index")
+    return Check("index file", True, f"{store.path} ({store.size_bytes():,} bytes)")
+
+
+def _integrity(store: SQLiteStore) -> Check:
+    try:
+        conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True, timeout=5)
+        try:
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return Check("integrity", False, f"cannot check the index: {exc}", "memlane index --force")
+    if result != "ok":
+        return Check("integrity", False, f"SQLite quick_check: {result}", "memlane index --force")
+    return Check("integrity", True, "SQLite quick_check: ok")
+
+
+def _files(store: SQLiteStore, workspace: Path) -> Check:
+    states = {p: s for p, s in store.file_states().items() if s.source == "memory"}
+    disk = {f.path: f for f in list_memory_files(workspace)}
+    unknown = sorted(p for p in disk if p not in states)
+    gone = sorted(p for p in states if p not in disk)
+    changed = sorted(
+        p for p, f in disk.items() if p in states and (states[p].mtime, states[p].size) != (f.mtime_ns, f.size)
+    )
+    if not (unknown or gone or changed):
+        return Check("files", True, f"the index knows all {len(disk)} memory files as they are")
+    parts = [f"{len(x)} {what} ({', '.join(x[:3])}{'...' if len(x) > 3 else ''})" for x, what in (
+        (unknown, "not indexed"), (gone, "indexed but gone"), (changed, "changed since indexed")) if x]  # fmt: skip
+    return Check("files", False, "; ".join(parts), "memlane index")
+
+
+def _leftovers(workspace: Path, index: Path) -> Check:
+    temps = sorted(
+        p.relative_to(workspace).as_posix()
+        for d in MEMORY_DIRS
+        if (workspace / d).is_dir()
+        for p in (workspace / d).rglob(".memlane-*.tmp")
+    )
+    temps += sorted(p.name for p in workspace.glob(".memlane-*.tmp"))
+    broken = sorted(p.name for p in index.parent.glob(index.name + ".broken-*"))
+    if not temps and not broken:
+        return Check("leftovers", True, "no temporary file of an interrupted write, no index moved aside")
+    detail = []
+    fixes = []
+    if temps:
+        detail.append(
+            f"temporary files of interrupted writes (the memory files were never touched): {', '.join(temps)}"
+        )
+        fixes.append("rm " + " ".join(temps))
+    if broken:
+        detail.append(f"unreadable indexes moved aside earlier: {', '.join(broken)}")
+        fixes.append(f"rm {index.parent}/{index.name}.broken-* (after a look, if you want one)")
+    return Check("leftovers", False, "; ".join(detail), "; ".join(fixes))
+
+
+def _locks() -> Check:
+    """flock locks end with the process that holds them, so none can be stale; say which are held now."""
+    held = []
+    for lock in sorted((memlane_home() / "locks").glob("*.lock")):
+        with contextlib.suppress(OSError), open(lock, "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+            except BlockingIOError:
+                held.append(lock.name)
+    detail = f"{len(held)} write lock(s) held by running processes right now" if held else "no write lock is held"
+    return Check("locks", True, detail + "; locks end with their process, none can be stale")
+
+
+def _backup(cfg: AgentConfig, workspace: Path) -> Check:
+    scheduled = cfg.backup.git.schedule.strip().lower() != "off"
+    try:
+        root = backup_mod.repository(workspace)
+    except backup_mod.BackupError as exc:
+        return Check("backup", not scheduled, str(exc), "install git" if scheduled else None)
+    if root is None:
+        return Check(
+            "backup", not scheduled, "the workspace is not a git repository: the memory files have no backup",
+            "memlane backup --init",
+        )  # fmt: skip
+    last = backup_mod.last_backup(workspace)
+    pending = backup_mod.pending(workspace)
+    if pending:
+        detail = f"{len(pending)} memory file(s) changed since the last backup ({last or 'none yet'})"
+        return Check("backup", False, f"{detail}: {', '.join(pending[:3])}", "memlane backup")
+    return Check("backup", True, f"every memory file is committed (last backup: {last or 'none by memlane'})")
