@@ -6,13 +6,17 @@ import asyncio
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 import memlane
 from conftest import write
@@ -83,23 +87,37 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_streamable_http_server(workspace: Path) -> None:
-    write(workspace, "MEMORY.md", FACTS)
+def _start_http(workspace: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, *_args(workspace), "--http", "--port", str(port)],
+        [sys.executable, *_args(workspace), "--http", "--port", str(port), *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc, port
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("server did not start")
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(30)
+    if proc.stderr:
+        proc.stderr.close()
+
+
+def test_streamable_http_server(workspace: Path) -> None:
+    write(workspace, "MEMORY.md", FACTS)
+    proc, port = _start_http(workspace)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
 
         async def main() -> dict[str, Any]:
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=60) as client:
@@ -107,17 +125,58 @@ def test_streamable_http_server(workspace: Path) -> None:
 
         asyncio.run(main())
     finally:
-        proc.terminate()
-        proc.wait(30)
-        if proc.stderr:
-            proc.stderr.close()
+        _stop(proc)
 
 
-def test_http_refuses_a_non_loopback_host(workspace: Path) -> None:
+def test_http_refuses_a_non_loopback_host_without_a_token(workspace: Path) -> None:
     result = subprocess.run(
         [sys.executable, *_args(workspace), "--http", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60
     )
-    assert result.returncode == 1 and "loopback only" in result.stderr
+    assert result.returncode == 1 and "only with a token" in result.stderr
+
+
+def _status(port: int, authorization: str | None) -> int:
+    """The HTTP status of a bare tools/list with this Authorization header (none: no header)."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as e:
+        with e:
+            return e.code
+
+
+def test_http_with_a_token_file_serves_beyond_loopback_and_only_to_the_bearer(workspace: Path, tmp_path: Path) -> None:
+    write(workspace, "MEMORY.md", FACTS)
+    token_file = tmp_path / "secrets" / "mcp-token"
+    proc, port = _start_http(workspace, "--host", "0.0.0.0", "--token-file", str(token_file))
+    try:
+        token = token_file.read_text().strip()
+        assert len(token) >= 40 and stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        assert _status(port, None) == 401
+        assert _status(port, "Bearer not-the-token") == 401
+        assert _status(port, token) == 401  # the scheme is part of the header
+
+        async def main() -> list[str]:
+            async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+                transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+                async with Client(transport, read_timeout_seconds=60) as client:
+                    found = await client.call_tool("memory_search", {"query": "PostgreSQL"})
+                    return [r["path"] for r in found.structured_content["results"]]  # type: ignore[index]
+
+        assert asyncio.run(main())[0] == "MEMORY.md"
+    finally:
+        _stop(proc)
+    proc, port = _start_http(workspace, "--token-file", str(token_file))  # the next start reads the same token
+    try:
+        assert token_file.read_text().strip() == token
+        assert _status(port, None) == 401
+    finally:
+        _stop(proc)
 
 
 def _stdio(workspace: Path, *extra: str) -> StdioServerParameters:

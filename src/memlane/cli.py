@@ -377,16 +377,24 @@ def remember(ctx: click.Context, text: str, heading: str | None, long_term: bool
 
 
 @cli.command()
-@click.option("--http", is_flag=True, help="Serve streamable HTTP on loopback instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address for --http.")
+@click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address for --http (beyond loopback only with a token)."
+)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port for --http.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Require this bearer token of every HTTP request (a new one is written there, mode 0600, if missing).",
+)
 @click.pass_context
-def mcp(ctx: click.Context, http: bool, host: str, port: int) -> None:
+def mcp(ctx: click.Context, http: bool, host: str, port: int, token_file: Path | None) -> None:
     """Serve the memory tools (search, recall, get, core, write, replace, insert) over MCP (stdio by default)."""
-    from .mcp_server import serve
+    from .mcp_server import serve, token_from_file
 
     with _memory(ctx) as mem:
-        serve(mem, http=http, host=host, port=port)
+        token = token_from_file(token_file) if token_file is not None else None
+        serve(mem, http=http, host=host, port=port, token=token)
 
 
 @cli.command()

@@ -7,12 +7,17 @@ keeps its Memory open with the watcher running, so the index follows the files w
 
 from __future__ import annotations
 
+import hmac
 import inspect
+import os
+import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from .errors import MemlaneError
 from .memory import Memory
 from .tools import DESCRIPTIONS, READ_ONLY, TOOL_NAMES, run_tool
 
@@ -111,15 +116,70 @@ def build_server(memory: Memory) -> Any:
     return server
 
 
-def serve(memory: Memory, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
-    if http and host not in ("127.0.0.1", "localhost", "::1"):
-        from .errors import MemlaneError
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "MEMLANE_MCP_TOKEN"
 
-        raise MemlaneError(f"memlane mcp --http serves on loopback only, not {host!r}")
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (compared in
+    constant time), or it gets 401 and nothing else runs."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error": "unauthorized: this memlane MCP server needs its bearer token"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def token_from_file(path: Path) -> str:
+    """The token in ``path``; a new random one is written there (mode 0600) when the file does not exist."""
+    if path.exists():
+        token = path.read_text().strip()
+        if not token:
+            raise MemlaneError(f"the token file {path} is empty")
+        return token
+    token = secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+    return token
+
+
+def serve(
+    memory: Memory, http: bool = False, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (HTTP). Over HTTP, a token
+    (the argument, ``mcp.http.token`` or ``MEMLANE_MCP_TOKEN``) is required of every request; without one
+    the server answers on loopback only, to any local user."""
+    token = token or memory.config.mcp.http.token or os.environ.get(TOKEN_ENV) or None
+    if http and host not in LOOPBACK and not token:
+        raise MemlaneError(
+            f"memlane mcp --http serves beyond loopback ({host!r}) only with a token: "
+            f"--token-file FILE, mcp.http.token or {TOKEN_ENV}"
+        )
     memory.start()
     server = build_server(memory)
-    if http:
+    if not http:
+        server.run("stdio")
+    elif token is None:
         server.run("streamable-http", host=host, port=port)
     else:
-        server.run("stdio")
+        import uvicorn
+
+        app = BearerAuth(server.streamable_http_app(host=host), token)
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
