@@ -109,7 +109,10 @@ def measure_size(n: int, work: Path) -> dict[str, float]:
         Path(str(store) + suffix).unlink(missing_ok=True)
     provider = BenchEmbedder()
     out: dict[str, float] = {"chunks_target": n}
-    with memlane.open(ws, agent=f"bench{n}", provider=provider, store={"path": str(store)}) as mem:
+    # Keys on, as with the local model ("auto" turns them on only for it): three per synthetic chunk.
+    with memlane.open(
+        ws, agent=f"bench{n}", provider=provider, store={"path": str(store)}, chunking={"keys": True}
+    ) as mem:
         t = time.perf_counter()
         rep = mem.sync()
         out["sync_s_hash_provider"] = time.perf_counter() - t
@@ -179,7 +182,7 @@ def rss_child(n: int, work: Path) -> None:
         Path(str(store) + suffix).unlink(missing_ok=True)
     provider = BenchEmbedder()
     provider.embed_query("load the model session too")
-    with memlane.open(ws, agent="rss", provider=provider, store={"path": str(store)}) as mem:
+    with memlane.open(ws, agent="rss", provider=provider, store={"path": str(store)}, chunking={"keys": True}) as mem:
         mem.sync()
         mem.search("and load the vectors for a search")
     print(json.dumps({"peak_rss_mb": peak_rss_mb()}))

@@ -14,7 +14,9 @@ score.py (R@k, MRR@10, full-evidence recall, lines per result). Prints numbers; 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
+import re
 import subprocess
 import sys
 import time
@@ -27,6 +29,7 @@ from memlane.search import rank
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "bench" / "locomo"
+LME = ROOT.parent / "shared" / "bench" / "longmemeval"
 
 
 def convert(data: Path, out: Path) -> None:
@@ -46,32 +49,38 @@ def run_conv(
     out: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
     with memlane.open(ws, agent=ws.name, **settings) as mem:
         mem.sync()
-        hybrid = mem.settings.query.hybrid
-        window = mem.settings.query.window
+        q_settings = mem.settings.query
         provider = mem.choice.provider
         vectors = mem._vector_index() if provider else None
         for q in queries:
             qvec = provider.embed_query(q["question"]) if provider else None
+            now = question_date(q)
             for mode in modes:
                 t = time.perf_counter()
-                if mode == "keyword":
-                    results, _ = rank(mem.store, q["question"], None, None, hybrid, topk, 0.0, window)
-                elif mode == "vector":
-                    results, _ = rank(
-                        mem.store,
-                        q["question"],
-                        qvec,
-                        vectors,
-                        hybrid.model_copy(update={"enabled": False}),
-                        topk,
-                        0.0,
-                        window,
-                    )
-                else:
-                    results, _ = rank(mem.store, q["question"], qvec, vectors, hybrid, topk, 0.0, window)
+                hybrid = q_settings.hybrid
+                if mode == "vector":
+                    hybrid = hybrid.model_copy(update={"enabled": False})
+                results, _ = rank(
+                    mem.store,
+                    q["question"],
+                    None if mode == "keyword" else qvec,
+                    None if mode == "keyword" else vectors,
+                    hybrid,
+                    topk,
+                    0.0,
+                    q_settings.window,
+                    priors=q_settings.priors,
+                    now=now,
+                )
                 lat[mode].append((time.perf_counter() - t) * 1000)
                 out[mode].append({"qid": q["qid"], "results": [r.to_dict() for r in results]})
     return out
+
+
+def question_date(q: dict[str, Any]) -> dt.datetime | None:
+    """LongMemEval's ``question_date`` ("2023/05/30 (Tue) 22:42"): the present of the question."""
+    m = re.match(r"(\d{4})/(\d{1,2})/(\d{1,2})\D+(\d{1,2}):(\d{2})", q.get("question_date") or "")
+    return dt.datetime(*(int(g) for g in m.groups())) if m else None  # type: ignore[arg-type]
 
 
 def score(queries_dir: Path, results: Path, extra: list[str]) -> dict[str, Any]:
@@ -85,10 +94,81 @@ def score(queries_dir: Path, results: Path, extra: list[str]) -> dict[str, Any]:
     return report
 
 
+# LoCoMo's ten conversations in two halves: levers are tuned on the first and confirmed on the second.
+TUNE = ["conv-26", "conv-30", "conv-41", "conv-42", "conv-43"]
+SUITES = ("locomo-tune", "locomo-confirm", "lme", "lme-pooled")
+
+
+def suite_workspaces(name: str, args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    """The work folder of a suite and its workspaces, converted on first use."""
+    if name.startswith("locomo"):
+        work = args.work
+        convert(args.data, work / "workspaces")
+        convs = sorted(p for p in (work / "workspaces").iterdir() if (p / "queries.jsonl").exists())
+        convs = [p for p in convs if (p.name in TUNE) == (name == "locomo-tune")]
+        if args.convs:
+            convs = [p for p in convs if p.name in args.convs]
+        return work, convs
+    pooled = name == "lme-pooled"
+    work = args.lme_work / ("pooled" if pooled else "turns")
+    if not (work / "workspaces").exists():
+        cmd = [sys.executable, str(LME / "lme_to_workspace.py"), str(args.lme_data), str(work / "workspaces")]
+        subprocess.run([*cmd, *(["--pooled"] if pooled else [])], check=True, stdout=subprocess.DEVNULL)
+    wss = sorted(p for p in (work / "workspaces").iterdir() if (p / "queries.jsonl").exists())
+    if args.lme_every > 1 and not pooled:
+        wss = wss[:: args.lme_every]
+    return work, wss
+
+
+def run_suite(name: str, args: argparse.Namespace, overrides: dict[str, Any]) -> None:
+    work, wss = suite_workspaces(name, args)
+    store_dir = work / "stores"
+    store_dir.mkdir(parents=True, exist_ok=True)
+    lat: dict[str, list[float]] = {m: [] for m in args.modes}
+    per_mode: dict[str, list[dict[str, Any]]] = {m: [] for m in args.modes}
+    t0 = time.perf_counter()
+    for ws in wss:
+        for mode, rows in run_conv(ws, store_dir, args.modes, args.topk, overrides, lat).items():
+            per_mode[mode].extend(rows)
+    qdir = work / "queries" / name
+    qdir.mkdir(parents=True, exist_ok=True)
+    for old in qdir.iterdir():
+        (old / "queries.jsonl").unlink(missing_ok=True)
+    for ws in wss:  # score only the selected workspaces
+        (qdir / ws.name).mkdir(exist_ok=True)
+        (qdir / ws.name / "queries.jsonl").write_text((ws / "queries.jsonl").read_text())
+    n = len(per_mode[args.modes[0]])
+    print(f"\n{name}: {len(wss)} workspaces, {n} questions, {time.perf_counter() - t0:.1f}s")
+    print(
+        f"{'mode':8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'EvR@10':>7} {'mh R@5':>7} {'mh EvR@10':>9} "
+        f"{'lines/res':>9} {'p50 ms':>7}"
+    )
+    extra = ["--md-only"] if args.md_only else []
+    for mode in args.modes:
+        path = work / f"results-{name}-{mode}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in per_mode[mode]))
+        rep = score(qdir, path, extra)
+        o = rep["overall"]
+        mh = next((v for k, v in rep["by_category"].items() if "multi" in k), None) or {}
+        print(
+            f"{mode:8} {o['R@1']:6.3f} {o['R@5']:6.3f} {o['R@10']:6.3f} {o['MRR']:6.3f} {o['EvR@10']:7.3f} "
+            f"{mh.get('R@5', float('nan')):7.3f} {mh.get('EvR@10', float('nan')):9.3f} {o['lines/res@10']:9.1f} "
+            f"{median(lat[mode]):7.2f}"
+        )
+        if args.by_category:
+            for cat, v in rep["by_category"].items():
+                n = v.get("n", "?")
+                print(f"  {cat:28} n={n:<4} R@5 {v['R@5']:.3f}  MRR {v['MRR']:.3f}  EvR@10 {v['EvR@10']:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=SHARED / "locomo10.json")
     ap.add_argument("--work", type=Path, default=ROOT / ".bench" / "locomo")
+    ap.add_argument("--lme-data", type=Path, default=LME / "longmemeval_s_cleaned.subset60.json")
+    ap.add_argument("--lme-work", type=Path, default=ROOT / ".bench" / "lme")
+    ap.add_argument("--lme-every", type=int, default=1, help="every Nth LongMemEval question (a quick subset)")
+    ap.add_argument("--suites", nargs="*", default=["locomo-tune", "locomo-confirm", "lme"], choices=SUITES)
     ap.add_argument("--convs", nargs="*", default=[])
     ap.add_argument("--modes", nargs="*", default=["keyword", "vector", "hybrid"])
     ap.add_argument("--topk", type=int, default=10)
@@ -100,48 +180,22 @@ def main() -> None:
         help='memorySearch override as JSON, e.g. \'{"query": {"hybrid": {"fusion": "rrf"}}}\'',
     )
     ap.add_argument("--md-only", action="store_true", help="count only Markdown evidence lines")
+    ap.add_argument("--by-category", action="store_true", help="also print a row per question category")
     args = ap.parse_args()
 
-    workspaces = args.work / "workspaces"
-    convert(args.data, workspaces)
-    convs = sorted(p for p in workspaces.iterdir() if (p / "queries.jsonl").exists())
-    if args.convs:
-        convs = [p for p in convs if p.name in args.convs]
     overrides: dict[str, Any] = {}
     for s in args.sets:
-        overrides.update(json.loads(s))
-    store_dir = args.work / "stores"
-    store_dir.mkdir(parents=True, exist_ok=True)
+        _merge(overrides, json.loads(s))
+    for name in args.suites:
+        run_suite(name, args, overrides)
 
-    lat: dict[str, list[float]] = {m: [] for m in args.modes}
-    per_mode: dict[str, list[dict[str, Any]]] = {m: [] for m in args.modes}
-    t0 = time.perf_counter()
-    for ws in convs:
-        for mode, rows in run_conv(ws, store_dir, args.modes, args.topk, overrides, lat).items():
-            per_mode[mode].extend(rows)
-    print(f"{len(convs)} conversations, {len(per_mode[args.modes[0]])} questions, {time.perf_counter() - t0:.1f}s")
 
-    qdir = args.work / "queries"
-    qdir.mkdir(exist_ok=True)
-    for ws in convs:  # score only the selected conversations
-        (qdir / ws.name).mkdir(exist_ok=True)
-        (qdir / ws.name / "queries.jsonl").write_text((ws / "queries.jsonl").read_text())
-    extra = ["--md-only"] if args.md_only else []
-    print(
-        f"{'mode':8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'EvR@10':>7} {'mh R@5':>7} {'mh EvR@10':>9} "
-        f"{'lines/res':>9} {'p50 ms':>7}"
-    )
-    for mode in args.modes:
-        path = args.work / f"results-{mode}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in per_mode[mode]))
-        rep = score(qdir, path, extra)
-        o = rep["overall"]
-        mh = next((v for k, v in rep["by_category"].items() if "multi" in k), None) or {}
-        print(
-            f"{mode:8} {o['R@1']:6.3f} {o['R@5']:6.3f} {o['R@10']:6.3f} {o['MRR']:6.3f} {o['EvR@10']:7.3f} "
-            f"{mh.get('R@5', float('nan')):7.3f} {mh.get('EvR@10', float('nan')):9.3f} {o['lines/res@10']:9.1f} "
-            f"{median(lat[mode]):7.2f}"
-        )
+def _merge(into: dict[str, Any], more: dict[str, Any]) -> None:
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ def test_definitions_are_valid_json_with_every_tool(style: str) -> None:
         "memory_search", "memory_recall", "memory_get", "memory_core", "memory_write", "memory_replace", "memory_insert"
     ]  # fmt: skip
     schema = defs[0].get("parameters") or defs[0].get("input_schema") or defs[0]["function"]["parameters"]
-    assert schema["required"] == ["query"] and set(schema["properties"]) == {"query", "maxResults", "minScore"}
+    assert schema["required"] == ["query"] and set(schema["properties"]) == {"query", "maxResults", "minScore", "now"}
 
 
 def test_unknown_style() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -168,12 +169,21 @@ def _print_response(resp: SearchResponse, as_json: bool) -> None:
 @click.argument("query")
 @click.option("--max-results", "-n", type=click.IntRange(min=1), help="Results at most (default 6).")
 @click.option("--min-score", type=click.FloatRange(min=0), help="Drop results below this score (default 0.35).")
+@click.option("--now", type=click.DateTime(), help="Read 'last week' etc. as of this date (default: today).")
 @click.option("--json", "as_json", is_flag=True, help="Print the tool payload as JSON.")
 @click.pass_context
-def search(ctx: click.Context, query: str, max_results: int | None, min_score: float | None, as_json: bool) -> None:
+def search(
+    ctx: click.Context,
+    query: str,
+    max_results: int | None,
+    min_score: float | None,
+    now: dt.datetime | None,
+    as_json: bool,
+) -> None:
     """Search memory for QUERY (syncing the memory files first if they changed)."""
     with _memory(ctx) as mem:
-        _print_response(mem.search(query, max_results=max_results, min_score=min_score, fresh=True), as_json)
+        resp = mem.search(query, max_results=max_results, min_score=min_score, fresh=True, now=now)
+        _print_response(resp, as_json)
 
 
 def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:

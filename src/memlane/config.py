@@ -103,6 +103,9 @@ class StoreSettings(_Model):
 class ChunkingSettings(_Model):
     tokens: int = Field(400, ge=16)
     overlap: int = Field(80, ge=0)
+    # Also embed each item of a chunk with its neighbours (keys.py): ~3x the texts to embed. "auto": with the
+    # bundled local model only, where embedding costs nothing but time; a paid API must be asked for it.
+    keys: bool | Literal["auto"] = "auto"
 
     @model_validator(mode="after")
     def _overlap_below_tokens(self) -> ChunkingSettings:
@@ -134,6 +137,8 @@ class MmrSettings(_Model):
 class HybridSettings(_Model):
     enabled: bool = True
     vector_weight: float = Field(0.7, ge=0)
+    # A chunk's vector score: this share from its best key (keys.py), the rest from its own vector.
+    key_weight: float = Field(0.7, ge=0, le=1)
     text_weight: float = Field(0.3, ge=0)
     candidate_multiplier: int = Field(4, ge=1)
     fusion: Literal["weighted", "rrf"] = "weighted"
@@ -153,6 +158,14 @@ class HybridSettings(_Model):
         return self.vector_weight / total, self.text_weight / total
 
 
+class PriorSettings(_Model):
+    """Priors on fused scores (priors.py): file, query time window, recency for present-tense questions."""
+
+    file: float = Field(0.0, ge=0, le=1)  # share of a chunk's score taken from the best chunk of its file
+    time: float = Field(0.25, ge=0)  # added to chunks of daily logs inside the query's time window
+    recency: float = Field(0.0, ge=0)  # up to this much added to the newest matching daily log
+
+
 class QuerySettings(_Model):
     max_results: int = Field(6, ge=1)
     min_score: float = Field(0.35, ge=0)
@@ -160,6 +173,7 @@ class QuerySettings(_Model):
     window: int = Field(11, ge=0)
     archive_weight: float = Field(1.0, ge=0, le=1)  # scores of memory/archive/ files are multiplied by this
     hybrid: HybridSettings = HybridSettings()
+    priors: PriorSettings = PriorSettings()
 
 
 class RecallSettings(_Model):

@@ -167,11 +167,17 @@ class Memory:
         return self.index.freshen(fresh, self._refresh_in_background)
 
     def search(
-        self, query: str, max_results: int | None = None, min_score: float | None = None, fresh: bool = False
+        self,
+        query: str,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        fresh: bool = False,
+        now: dt.datetime | None = None,
     ) -> SearchResponse:
         """Hybrid search. With ``sync.onSearch``, an index never built is built first; one that is behind
         answers at once (``stale``) and refreshes in the background, or, with ``fresh``, syncs the
-        memory files first (what a one-shot command wants: it would wait for the refresh anyway)."""
+        memory files first (what a one-shot command wants: it would wait for the refresh anyway).
+        ``now`` is the present the query's time words are read against ("last week"), default the clock."""
         self._require_enabled()
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
@@ -195,7 +201,17 @@ class Memory:
                     fallback = {"from": provider.provider_id, "reason": str(exc)}
                     notes.append(f"query embedding failed, keyword search only: {exc}")
             results, mode = rank(
-                self.store, query, query_vec, vectors, q.hybrid, n, threshold, q.window, q.archive_weight
+                self.store,
+                query,
+                query_vec,
+                vectors,
+                q.hybrid,
+                n,
+                threshold,
+                q.window,
+                q.archive_weight,
+                priors=q.priors,
+                now=now,
             )
         if provider is None:
             notes.append("no embedding provider: keyword search only")

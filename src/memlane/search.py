@@ -8,8 +8,9 @@ best keyword match gets 1.0 and weaker ones proportionally less.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -17,8 +18,9 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .config import HybridSettings
+from .config import HybridSettings, PriorSettings
 from .keywords import STOPWORDS, match_expression, query_terms
+from .priors import apply_priors
 from .store import SQLiteStore, StoredChunk
 from .vectors import VectorIndex
 
@@ -107,12 +109,18 @@ def rank(
     min_score: float,
     window: int = 0,
     archive_weight: float = 1.0,
+    priors: PriorSettings | None = None,
+    now: dt.datetime | None = None,
 ) -> tuple[list[SearchResult], str]:
     """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"). Chunks of archived
-    logs (``memory/archive/``) score ``archive_weight`` times their score."""
+    logs (``memory/archive/``) score ``archive_weight`` times their score; ``priors`` (file, time read
+    against ``now``, recency) adjust the fused scores."""
     ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
     use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
     rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
+    if priors is not None:
+        apply_priors(ranked, {seq: row.path for seq, row in rows_by_seq.items()}, priors, query, now)
+        ranked.sort(key=lambda c: (-c.score, c.seq))
     if archive_weight != 1.0:
         for c in ranked:
             row = rows_by_seq.get(c.seq)
@@ -206,6 +214,8 @@ def _score(
         for seq, row in zip(cand_seqs, rows, strict=True):
             if row >= 0:
                 candidates[seq].vector = max(float(sims[row]), 0.0)
+        if vectors.keys is not None and hybrid.key_weight > 0 and query_vec is not None:
+            _score_keys(candidates, vectors.keys, query_vec, hybrid.key_weight)
 
     wv, wt = hybrid.weights
     if mode == "hybrid" and not keyword_order:
@@ -224,6 +234,26 @@ def _score(
             c.score = wv * c.vector + wt * c.text
 
     return sorted(candidates.values(), key=lambda c: (-c.score, c.seq)), mode
+
+
+def _score_keys(
+    candidates: dict[int, _Candidate],
+    read_keys: Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]],
+    query_vec: npt.NDArray[np.float32],
+    weight: float,
+) -> None:
+    """Blend each candidate's vector score with its best key's (keys.py). Only candidates are rescored:
+    scoring every key would cost a matrix several times the chunks', for the same ranking on LoCoMo."""
+    owners, matrix = read_keys(list(candidates))
+    if not len(owners):
+        return  # an index built without keys (chunking.keys false)
+    sims = matrix @ query_vec
+    best: dict[int, float] = {}
+    for owner, sim in zip(owners.tolist(), sims.tolist(), strict=True):
+        if sim > best.get(owner, -1.0):
+            best[owner] = sim
+    for seq, c in candidates.items():
+        c.vector = max((1 - weight) * c.vector + weight * best.get(seq, 0.0), 0.0)
 
 
 def _widen(

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .chunking import chunk_markdown, text_hash, whitespace_token_counter
+from .chunking import chunk_markdown, whitespace_token_counter
 from .config import SessionDeltaSettings
 from .embeddings import EmbeddingProvider
 from .errors import PathError
-from .keywords import cjk_terms
 from .store import ChunkRow, FileState, SQLiteStore
-from .sync import ChunkPlan, SyncReport, embed_into_cache, embedding_key
+from .sync import ChunkPlan, SyncReport, chunk_row, embed_into_cache, embedding_key, texts_to_embed
 
 PREFIX = "sessions/"
 HEAD_BYTES = 4096
@@ -185,15 +184,13 @@ def sync_sessions(
         rows: list[ChunkRow] = []
         if rendered:
             for c in chunk_markdown("\n".join(rendered), plan.tokens, plan.overlap, count):
-                s, e = c.start_line + base, c.end_line + base
-                cid = text_hash(f"sessions:{rel}:{s}:{e}:{c.hash}")
-                rows.append(ChunkRow(cid, rel, "sessions", s, e, c.hash, c.text, cjk_terms(c.text)))
+                rows.append(chunk_row(rel, "sessions", c, plan.keys, c.start_line + base))
         offset = start + len(data)
         state = SessionState(offset, base + len(rendered), prior_messages + messages, _head(head_bytes[:offset]))
         work.append((rel, FileState(state.encode(), st.st_mtime_ns, state.offset, "sessions"), rows, reset))
     removed = [p for p in known if p not in found]
     if provider is not None and key is not None:
-        texts = {r.hash: r.text for _, _, rows, _ in work for r in rows}
+        texts = texts_to_embed(r for _, _, rows, _ in work for r in rows)
         cached = store.cached_hashes(key, list(texts))
         embed_into_cache(store, provider, key, [h for h in texts if h not in cached], texts, report)
     if not work and not removed:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.derive import FACTS_VERSION, FileFacts, derive_file
 from .facts.entities import entity_hints
+from .keys import KEYS_VERSION, chunk_keys
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
 from .workspace import FileInfo, differs_from, list_memory_files
@@ -97,16 +98,19 @@ class ChunkPlan:
 
     tokens: int
     overlap: int
+    keys: bool = False  # chunks carry keys (keys.py): only with a provider to embed them
 
 
 def effective_chunking(settings: ChunkingSettings, provider: EmbeddingProvider | None) -> ChunkPlan:
-    """Cap chunks at what the model embeds (its limit less [CLS]/[SEP]); overlap keeps its ratio."""
+    """Cap chunks at what the model embeds (its limit less [CLS]/[SEP]); overlap keeps its ratio; keys with
+    the local model unless set."""
     if provider is None:
         return ChunkPlan(settings.tokens, settings.overlap)
+    keys = provider.provider_id == "local" if settings.keys == "auto" else settings.keys
     limit = max(provider.max_tokens - 2, 8)
     if settings.tokens <= limit:
-        return ChunkPlan(settings.tokens, settings.overlap)
-    return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens))
+        return ChunkPlan(settings.tokens, settings.overlap, keys)
+    return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens), keys)
 
 
 def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, workspace: Path) -> dict[str, object]:
@@ -118,6 +122,7 @@ def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, works
         "chunkTokens": plan.tokens,
         "chunkOverlap": plan.overlap,
         "chunker": CHUNKER_VERSION,
+        "keys": KEYS_VERSION if plan.keys else 0,
         "facts": FACTS_VERSION,
         "workspace": str(workspace.resolve()),
     }
@@ -131,13 +136,22 @@ def _read(info: FileInfo) -> str:
     return info.abs_path.read_bytes().decode("utf-8", errors="replace")
 
 
-def _chunk_rows(path: str, source: str, chunks: list[Chunk]) -> list[ChunkRow]:
-    rows = []
-    for c in chunks:
-        h = c.hash
-        cid = text_hash(f"{source}:{path}:{c.start_line}:{c.end_line}:{h}")
-        rows.append(ChunkRow(cid, path, source, c.start_line, c.end_line, h, c.text, cjk_terms(c.text)))
-    return rows
+def chunk_row(path: str, source: str, c: Chunk, keyed: bool, start: int | None = None) -> ChunkRow:
+    """The row of one chunk (at ``start`` if it is not at the chunk's own line), with its keys if ``keyed``."""
+    s = c.start_line if start is None else start
+    e = s + c.end_line - c.start_line
+    cid = text_hash(f"{source}:{path}:{s}:{e}:{c.hash}")
+    keys = tuple((text_hash(k), k) for k in chunk_keys(c.text)) if keyed else ()
+    return ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys)
+
+
+def texts_to_embed(rows: Iterable[ChunkRow]) -> dict[str, str]:
+    """hash -> text of every chunk and key of ``rows``."""
+    texts: dict[str, str] = {}
+    for r in rows:
+        texts[r.hash] = r.text
+        texts.update(r.keys)
+    return texts
 
 
 def files_differ(
@@ -229,7 +243,8 @@ def _sync_pass(
             report.files_unchanged += 1
             continue
         chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        todo.append((info, state, _chunk_rows(info.path, "memory", chunks), derive_file(info.path, text)))
+        rows = [chunk_row(info.path, "memory", c, plan.keys) for c in chunks]
+        todo.append((info, state, rows, derive_file(info.path, text)))
         if old is None:
             report.files_added += 1
         else:
@@ -239,7 +254,7 @@ def _sync_pass(
 
     key = embedding_key(provider) if provider else None
     # One text per distinct hash: what may need embedding, and which cache entries this sync uses.
-    texts_by_hash = {r.hash: r.text for _, _, rows, _ in todo for r in rows}
+    texts_by_hash = texts_to_embed(r for _, _, rows, _ in todo for r in rows)
     texts_by_hash.update((f.hash, f.key) for *_, derived in todo for f in derived.facts)
     pending: set[str] = set()
     # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.

@@ -50,6 +50,7 @@ DESCRIPTIONS = {
 }
 
 _STRING = {"type": "string"}
+_NOW = {"type": "string", "description": "Reference time for 'last week' etc. (ISO date), default now."}
 PARAMETERS: dict[str, dict[str, Any]] = {
     "memory_search": {
         "type": "object",
@@ -57,6 +58,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
             "query": {"type": "string", "description": "What to look for, in natural language or exact terms."},
             "maxResults": {"type": "integer", "minimum": 1, "description": "How many results at most."},
             "minScore": {"type": "number", "minimum": 0, "description": "Drop results scoring below this (0..1)."},
+            "now": _NOW,
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -74,7 +76,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
             },
             "entity": {"type": "string", "description": "Only facts about this entity (name or alias)."},
             "budget": {"type": "integer", "minimum": 1, "description": "The best facts that fit this many tokens."},
-            "now": {"type": "string", "description": "Reference time for 'last week' etc. (ISO date), default now."},
+            "now": _NOW,
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -170,12 +172,22 @@ def _str_arg(args: dict[str, Any], key: str, required: bool = False) -> str | No
     return value
 
 
+def _now_arg(args: dict[str, Any]) -> dt.datetime | None:
+    now_arg = _str_arg(args, "now")
+    try:
+        return dt.datetime.fromisoformat(now_arg) if now_arg else None
+    except ValueError:
+        raise MemlaneError(f"now must be an ISO date or date-time such as 2026-01-05, got {now_arg!r}") from None
+
+
 def _search(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     query = _str_arg(args, "query", required=True)
     min_score = args.get("minScore")
     if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int | float)):
         raise MemlaneError(f"minScore must be a number, got {min_score!r}")
-    return memory.search(str(query), max_results=_int_arg(args, "maxResults"), min_score=min_score).to_dict()
+    return memory.search(
+        str(query), max_results=_int_arg(args, "maxResults"), min_score=min_score, now=_now_arg(args)
+    ).to_dict()
 
 
 def _recall(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
@@ -184,11 +196,7 @@ def _recall(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
         isinstance(kind, str) or (isinstance(kind, list) and all(isinstance(x, str) for x in kind))
     ):
         raise MemlaneError("kind must be a string such as 'world,opinion' or a list of strings")
-    now_arg = _str_arg(args, "now")
-    try:
-        now = dt.datetime.fromisoformat(now_arg) if now_arg else None
-    except ValueError:
-        raise MemlaneError(f"now must be an ISO date or date-time such as 2026-01-05, got {now_arg!r}") from None
+    now = _now_arg(args)
     resp = memory.recall(
         str(_str_arg(args, "query", required=True)),
         k=_int_arg(args, "k"),

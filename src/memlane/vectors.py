@@ -7,7 +7,9 @@ A full load of 100k vectors takes over a second; the delta after a one-file chan
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,8 @@ class VectorIndex:
 
     seqs: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
+    # Chunk keys (keys.py), read on demand: chunk seqs -> (owner chunk seq per key, key matrix).
+    keys: Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] | None = None
 
     def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
         """Row of each seq, -1 where it has no vector."""
@@ -68,6 +72,9 @@ class LiveVectors:
                     # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
                     seqs = np.concatenate([old.seqs[keep], new_seqs])
                     matrix = np.concatenate([old.matrix[keep], new_matrix])
-            index = VectorIndex(seqs, matrix)
+            keys = None
+            if self.table == "chunks":
+                keys = functools.partial(store.key_vectors, key, dims=dims)
+            index = VectorIndex(seqs, matrix, keys)
             self._cached = ((epoch, gen), key, index)
             return index

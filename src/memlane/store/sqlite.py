@@ -43,7 +43,7 @@ import numpy.typing as npt
 from ..errors import IndexError_
 from .facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 PAGE_SIZE = 16384
 BUSY_TIMEOUT_MS = 30_000
 
@@ -74,6 +74,14 @@ _BASE_SCHEMA = [
       hashes TEXT NOT NULL,
       created_at INTEGER NOT NULL)""",
 ]
+# A chunk's keys (keys.py): one vector per item of the chunk, found through the embedding cache by hash.
+_KEY_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS chunk_keys (
+      seq INTEGER PRIMARY KEY,
+      chunk_seq INTEGER NOT NULL,
+      hash TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS idx_chunk_keys_chunk ON chunk_keys(chunk_seq)",
+]
 # Recreated as a unit by reset(): plain statements, no executescript (it would commit).
 _CHUNK_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS chunks (
@@ -97,10 +105,12 @@ _CHUNK_SCHEMA = [
     END""",
     """CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
       INSERT INTO chunks_fts(chunks_fts, rowid, text, cjk) VALUES ('delete', old.seq, old.text, old.cjk);
+      DELETE FROM chunk_keys WHERE chunk_seq = old.seq;
     END""",
+    *_KEY_SCHEMA,
 ]
 
-_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"} | FACT_TABLES
+_TABLES = {"meta", "files", "chunks", "chunk_keys", "embedding_cache", "chunks_fts"} | FACT_TABLES
 # Tables that hold rows with a vector (``seq`` and ``hash`` columns): what vector loads may name.
 VECTOR_TABLES = {"chunks": "idx_chunks_path", "facts": "idx_facts_path"}
 
@@ -113,8 +123,17 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    """Version 3 adds chunk keys; the chunk delete trigger drops a chunk's keys with it. The next sync is a
+    full reindex (the fingerprint is forgotten): chunk and fact vectors come from the cache, keys are new."""
+    conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
+    for stmt in _CHUNK_SCHEMA:
+        conn.execute(stmt)
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
 # (from version, to version, step): applied in order on open, each in its own transaction.
-MIGRATIONS = [(1, 2, _migrate_1_to_2)]
+MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _migrate_2_to_3)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +148,7 @@ class ChunkRow:
     hash: str
     text: str
     cjk: str = ""
+    keys: tuple[tuple[str, str], ...] = ()  # (hash, text) of texts whose vectors also stand for it (keys.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,11 +470,17 @@ class SQLiteStore:
     def add_chunks(self, rows: Sequence[ChunkRow], model: str) -> None:
         """Add chunks, keeping those already there (a transcript's new tail); call inside :meth:`write`."""
         now = _now_ms()
-        self._conn.executemany(
-            "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?)",
-            [(r.id, r.path, r.source, r.start_line, r.end_line, r.hash, model, r.text, r.cjk, now) for r in rows],
-        )
+        for r in rows:
+            cur = self._conn.execute(
+                "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (r.id, r.path, r.source, r.start_line, r.end_line, r.hash, model, r.text, r.cjk, now),
+            )
+            if r.keys:
+                self._conn.executemany(
+                    "INSERT INTO chunk_keys(chunk_seq, hash) VALUES(?, ?)",
+                    [(cur.lastrowid, h) for h, _ in r.keys],
+                )
 
     def delete_file(self, path: str) -> None:
         """Forget a file, its chunks and its facts; call inside :meth:`write`."""
@@ -475,12 +501,35 @@ class SQLiteStore:
             "DROP TRIGGER chunks_ad",
             "DROP TABLE chunks_fts",
             "DROP TABLE chunks",
+            "DROP TABLE chunk_keys",
         ):
             self._conn.execute(stmt)
         for stmt in FACT_DROP:
             self._conn.execute(stmt)
         for stmt in _CHUNK_SCHEMA + FACT_SCHEMA:
             self._conn.execute(stmt)
+
+    def key_vectors(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """(owner chunk seq per row, matrix) of the key vectors of ``chunk_seqs``, read on demand: keys are
+        several per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
+        owners: list[int] = []
+        blobs: list[bytes] = []
+        with self._reading() as conn:
+            for i in range(0, len(chunk_seqs), 500):
+                part = [int(x) for x in chunk_seqs[i : i + 500]]
+                rows = conn.execute(
+                    "SELECT k.chunk_seq, e.embedding FROM chunk_keys k JOIN embedding_cache e "
+                    "ON e.provider=? AND e.model=? AND e.provider_key=? AND e.hash = k.hash "
+                    f"WHERE k.chunk_seq IN ({','.join('?' * len(part))})",
+                    (key.provider, key.model, key.provider_key, *part),
+                ).fetchall()
+                for seq, blob in rows:
+                    owners.append(seq)
+                    blobs.append(blob)
+        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims)
+        return np.asarray(owners, dtype=np.int64), matrix
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
@@ -610,7 +659,7 @@ class SQLiteStore:
         if live is not None:
             live_clause = (
                 "AND NOT (provider=? AND model=? AND provider_key=? "
-                "AND hash IN (SELECT hash FROM chunks UNION SELECT hash FROM facts))"
+                "AND hash IN (SELECT hash FROM chunks UNION SELECT hash FROM chunk_keys UNION SELECT hash FROM facts))"
             )
             params = [live.provider, live.model, live.provider_key]
         spare = self._conn.execute(f"SELECT count(*) FROM embedding_cache WHERE 1=1 {live_clause}", params).fetchone()[
@@ -663,6 +712,7 @@ class SQLiteStore:
             return {
                 "files": c.execute("SELECT count(*) FROM files").fetchone()[0],
                 "chunks": c.execute("SELECT count(*) FROM chunks").fetchone()[0],
+                "chunk_keys": c.execute("SELECT count(*) FROM chunk_keys").fetchone()[0],
                 "cache_entries": c.execute("SELECT count(*) FROM embedding_cache").fetchone()[0],
             }
 
