@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, write
 from memlane.embeddings.local import LocalEmbedder
-from memlane.keys import NEIGHBOUR_WORDS, chunk_keys, items
+from memlane.keys import NEIGHBOUR_WORDS, chunk_keys, items, lead_line
 
 FILLER = [
     "- [D1:{i}] Mel: we talked about {w} and {w} again, then the weather, then {w} once more",
@@ -37,12 +38,26 @@ def test_items_drop_markers_and_tags_keep_speakers_and_join_continuations() -> N
 
 def test_a_key_is_the_item_with_the_start_of_each_neighbour() -> None:
     long = "- " + " ".join(f"w{i}" for i in range(100))
-    keys = chunk_keys(f"- first\n{long}\n- last")
+    keys = [k.text for k in chunk_keys(f"- first\n{long}\n- last")]
     assert len(keys) == 3
     assert keys[0].split("\n")[0] == "first" and keys[0].split("\n")[1].endswith("…")
     assert len(keys[0].split("\n")[1].split()) == NEIGHBOUR_WORDS + 1  # cut, with the ellipsis
     assert keys[1] == "first\n" + long[2:] + "\nlast"  # the item itself is never cut
-    assert chunk_keys("- alone") == ["alone"] and chunk_keys("# heading\n") == []
+    assert [k.text for k in chunk_keys("- alone")] == ["alone"] and chunk_keys("# heading\n") == []
+
+
+def test_an_assistants_items_are_marked_also_when_a_chunk_starts_inside_one() -> None:
+    text = (
+        "- [S1:1] user: I grow basil and mint\n- [S1:2] assistant: Here are ideas:\n  1. pesto\n- [S1:3] User: thanks"
+    )
+    assert [k.assistant for k in chunk_keys(text)] == [False, True, False]
+    inside = "  2. a mint salad\n  3. basil lemonade\n- [S1:3] user: thanks\n- [S1:4] assistant: welcome"
+    lines = ["- [S1:2] Assistant: Here are ideas:", "  1. pesto", *inside.split("\n")]
+    assert lead_line(lines, 2) == lines[0] and lead_line(lines, 4) == lines[4]
+    assert [k.assistant for k in chunk_keys(inside, lead_line(lines, 2))] == [True, False, True]
+    assert [k.assistant for k in chunk_keys(inside)] == [False, False, True]  # no lead given: nothing assumed
+    two = chunk_keys("- assistant: sure\n- user: ok")  # both keys are the same text: not only an assistant's
+    assert len(two) == 1 and not two[0].assistant
 
 
 def test_sync_stores_keys_embeds_them_once_and_drops_them_with_their_chunk(tmp_path: Path) -> None:
@@ -131,7 +146,7 @@ def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path
         assert report.full_reindex and mem.store.counts()["chunks"] == chunks
         assert mem.store.counts()["chunk_keys"] == keys
         embedded = {t for b in fresh.batches for t in b}
-        assert embedded and embedded <= set(k for c in chunk_texts(db) for k in chunk_keys(c))  # keys, no chunk
+        assert embedded and embedded <= {k.text for c in chunk_texts(db) for k in chunk_keys(c)}  # keys, no chunk
 
 
 def chunk_texts(db: Path) -> list[str]:
@@ -159,3 +174,38 @@ def test_the_local_model_keys_chunks_and_a_key_lifts_the_buried_turn(tmp_path: P
             hit = next(r for r in response.results if r.start_line <= 9 <= r.end_line)
             scores[weight] = hit.vector_score or 0.0
     assert scores[0.7] > scores[0.0]
+
+
+def test_an_assistants_key_counts_for_less() -> None:
+    import numpy as np
+
+    from memlane.search import _Candidate, _score_keys
+
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    same = np.array([[0.8, 0.6], [0.8, 0.6]], dtype=np.float32)
+
+    def read(seqs: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return np.array([1, 2]), np.array([True, False]), same
+
+    cands = {1: _Candidate(1, vector=0.5), 2: _Candidate(2, vector=0.5)}
+    _score_keys(cands, read, q, 0.7, 0.6)
+    assert cands[2].vector > cands[1].vector
+    assert abs(cands[2].vector - (0.3 * 0.5 + 0.7 * 0.8)) < 1e-6
+    assert abs(cands[1].vector - (0.3 * 0.5 + 0.7 * 0.6 * 0.8)) < 1e-6
+
+
+def test_sync_marks_the_keys_of_an_assistants_answer(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    answer = "\n".join(f"  {i}. idea number {i} " + "with more words " * 12 for i in range(1, 12))
+    write(ws, "memory/2024-03-02.md", f"- [S1:1] user: ideas for dinner?\n- [S1:2] assistant: Sure:\n{answer}\n")
+    with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True}) as mem:
+        mem.sync()
+        db = mem.store.path
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        "SELECT c.start_line, k.assistant FROM chunk_keys k JOIN chunks c ON c.seq = k.chunk_seq ORDER BY c.start_line"
+    ).fetchall()
+    conn.close()
+    inside = [a for start, a in rows if start > 2]  # chunks that start inside the answer
+    assert inside and all(inside)  # the answer's lines are the assistant's, though no line there says so
+    assert (1, 0) in rows  # the user's question is not

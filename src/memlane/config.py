@@ -139,6 +139,8 @@ class HybridSettings(_Model):
     vector_weight: float = Field(0.7, ge=0)
     # A chunk's vector score: this share from its best key (keys.py), the rest from its own vector.
     key_weight: float = Field(0.7, ge=0, le=1)
+    # An assistant's key ("assistant: ..." in a transcript or chat log) counts this many times its cosine.
+    assistant_weight: float = Field(0.6, ge=0, le=1)
     text_weight: float = Field(0.3, ge=0)
     candidate_multiplier: int = Field(4, ge=1)
     fusion: Literal["weighted", "rrf"] = "weighted"

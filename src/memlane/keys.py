@@ -4,7 +4,7 @@ A chunk's vector averages ~5 lines of a chat log, so a question about one of the
 all five. Each item of the chunk gets a vector of its own, keyed with the item before and after it
 (a reply is read with what it answers), and search scores a candidate chunk by its best key as well
 as by its own vector (``query.hybrid.keyWeight``). What is returned is unchanged: the chunk, widened
-to the result window. LoCoMo, tune half: R@5 0.909 -> 0.926, MRR 0.796 -> 0.815 (DESIGN.md §14).
+to the result window. LoCoMo, tune half: R@5 0.909 -> 0.922, MRR 0.796 -> 0.813 (DESIGN.md §14).
 
 A neighbour contributes at most its first ``NEIGHBOUR_WORDS`` words: an assistant's long answer
 before a short user turn would otherwise fill the model's 256 wordpieces and the turn itself would not
@@ -13,21 +13,34 @@ be read at all.
 Items: a line that is not indented starts one, an indented line continues the one before (a turn's
 further paragraphs, a bullet's wrapped text); headings and blank lines are no items. The key drops
 list markers and a leading tag such as ``[D1:3]`` or ``[10:32]``: tags carry no meaning a sentence
-model can use. A chunk of one item has that item as its key; a chunk of headings only has no key, and
-its vector score is only the ``1 - keyWeight`` share of its own: a heading names a day and who spoke,
-which every question of a chat matches, and says nothing that answers one.
+model can use. An assistant's item ("assistant: ...", and the rest of that answer when a chunk starts
+inside it) is marked: its key counts ``query.hybrid.assistantWeight`` times, because a memory is mostly
+what the user said, and long answers otherwise win both lexical and semantic matches.
+
+A chunk of one item has that item as its key; a chunk of headings only has no key, and its vector
+score is only the ``1 - keyWeight`` share of its own: a heading names a day and who spoke, which every
+question of a chat matches, and says nothing that answers one.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-KEYS_VERSION = 1
+KEYS_VERSION = 2
 NEIGHBOURS = 1  # items either side that go into an item's key
 NEIGHBOUR_WORDS = 40  # of each neighbour: the model reads 256 wordpieces, and the item must be among them
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _TAG = re.compile(r"^\[[^\]\n]{1,24}\]\s*")
+# An item an assistant said, as transcripts and chat logs write it ("Assistant: ...", "assistant: ...").
+_ASSISTANT = re.compile(r"^(?:assistant|ai|bot|model)\s*:", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    text: str
+    assistant: bool  # the item is an assistant's words (its key counts for less: query.hybrid.assistantWeight)
 
 
 def items(text: str) -> list[str]:
@@ -45,15 +58,33 @@ def items(text: str) -> list[str]:
     return out
 
 
-def chunk_keys(text: str) -> list[str]:
-    """The key texts of one chunk: each item with ``NEIGHBOURS`` items either side."""
+def chunk_keys(text: str, lead: str = "") -> list[Key]:
+    """The keys of one chunk: each item with ``NEIGHBOURS`` items either side. ``lead`` is the line that
+    starts the item the chunk's first line continues, if it does (a chunk can begin inside a long answer):
+    who said that item is who said the fragment."""
     parts = items(text)
     short = [_first_words(p, NEIGHBOUR_WORDS) for p in parts]
-    keys = [
-        "\n".join([*short[max(0, i - NEIGHBOURS) : i], parts[i], *short[i + 1 : i + NEIGHBOURS + 1]])
-        for i in range(len(parts))
-    ]
-    return list(dict.fromkeys(keys))  # a repeated key adds nothing
+    first = next((line for line in text.split("\n") if line.strip() and not _HEADING.match(line)), "")
+    continues = bool(lead) and first[:1] in (" ", "\t")
+    keys: dict[str, Key] = {}
+    for i, part in enumerate(parts):
+        said_by = _TAG.sub("", _MARKER.sub("", lead)).strip() if i == 0 and continues else part
+        key = "\n".join([*short[max(0, i - NEIGHBOURS) : i], part, *short[i + 1 : i + NEIGHBOURS + 1]])
+        assistant = bool(_ASSISTANT.match(said_by))
+        if key in keys:  # the same text twice (a two-item chunk): an assistant's only if both were
+            assistant = assistant and keys[key].assistant
+        keys[key] = Key(key, assistant)
+    return list(keys.values())
+
+
+def lead_line(lines: list[str], index: int) -> str:
+    """The line that starts the item line ``index`` (0-based) belongs to: the nearest line at or above it
+    that is not indented; "" when there is none (the file starts indented)."""
+    for i in range(index, -1, -1):
+        line = lines[i]
+        if line.strip() and line[0] not in " \t":
+            return line
+    return ""
 
 
 def _first_words(text: str, n: int) -> str:

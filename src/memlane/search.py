@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -22,7 +22,7 @@ from .config import HybridSettings, PriorSettings
 from .keywords import STOPWORDS, match_expression, query_terms
 from .priors import apply_priors
 from .store import SQLiteStore, StoredChunk
-from .vectors import VectorIndex
+from .vectors import KeyReader, VectorIndex
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
@@ -215,7 +215,7 @@ def _score(
             if row >= 0:
                 candidates[seq].vector = max(float(sims[row]), 0.0)
         if vectors.keys is not None and hybrid.key_weight > 0 and query_vec is not None:
-            _score_keys(candidates, vectors.keys, query_vec, hybrid.key_weight)
+            _score_keys(candidates, vectors.keys, query_vec, hybrid.key_weight, hybrid.assistant_weight)
 
     wv, wt = hybrid.weights
     if mode == "hybrid" and not keyword_order:
@@ -238,16 +238,18 @@ def _score(
 
 def _score_keys(
     candidates: dict[int, _Candidate],
-    read_keys: Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]],
+    read_keys: KeyReader,
     query_vec: npt.NDArray[np.float32],
     weight: float,
+    assistant_weight: float,
 ) -> None:
-    """Blend each candidate's vector score with its best key's (keys.py). Only candidates are rescored:
-    scoring every key would cost a matrix several times the chunks', for the same ranking on LoCoMo."""
-    owners, matrix = read_keys(list(candidates))
+    """Blend each candidate's vector score with its best key's (keys.py); an assistant's key counts
+    ``assistant_weight`` times. Only candidates are rescored: scoring every key would cost a matrix
+    several times the chunks', for the same ranking on LoCoMo."""
+    owners, assistant, matrix = read_keys(list(candidates))
     if not len(owners):
         return  # an index built without keys (chunking.keys false)
-    sims = matrix @ query_vec
+    sims = np.where(assistant, assistant_weight, 1.0) * (matrix @ query_vec)
     best: dict[int, float] = {}
     for owner, sim in zip(owners.tolist(), sims.tolist(), strict=True):
         if sim > best.get(owner, -1.0):

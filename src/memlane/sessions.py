@@ -26,7 +26,7 @@ from .config import SessionDeltaSettings
 from .embeddings import EmbeddingProvider
 from .errors import PathError
 from .store import ChunkRow, FileState, SQLiteStore
-from .sync import ChunkPlan, SyncReport, chunk_row, embed_into_cache, embedding_key, texts_to_embed
+from .sync import ChunkPlan, SyncReport, chunk_rows, embed_into_cache, embedding_key, texts_to_embed
 
 PREFIX = "sessions/"
 HEAD_BYTES = 4096
@@ -183,8 +183,8 @@ def sync_sessions(
         prior_messages = 0 if reset or old is None else old.messages
         rows: list[ChunkRow] = []
         if rendered:
-            for c in chunk_markdown("\n".join(rendered), plan.tokens, plan.overlap, count):
-                rows.append(chunk_row(rel, "sessions", c, plan.keys, c.start_line + base))
+            chunks = chunk_markdown("\n".join(rendered), plan.tokens, plan.overlap, count)
+            rows = chunk_rows(rel, "sessions", rendered, chunks, plan.keys, base)
         offset = start + len(data)
         state = SessionState(offset, base + len(rendered), prior_messages + messages, _head(head_bytes[:offset]))
         work.append((rel, FileState(state.encode(), st.st_mtime_ns, state.offset, "sessions"), rows, reset))

@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from .batching import BatchRun, collect_jobs, run_batches
-from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
+from .chunking import Chunk, chunk_markdown, split_lines, text_hash, whitespace_token_counter
 from .config import ChunkingSettings, Price
 from .embeddings import EmbeddingProvider
 from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.derive import FACTS_VERSION, FileFacts, derive_file
 from .facts.entities import entity_hints
-from .keys import KEYS_VERSION, chunk_keys
+from .keys import KEYS_VERSION, chunk_keys, lead_line
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
 from .workspace import FileInfo, differs_from, list_memory_files
@@ -136,13 +136,21 @@ def _read(info: FileInfo) -> str:
     return info.abs_path.read_bytes().decode("utf-8", errors="replace")
 
 
-def chunk_row(path: str, source: str, c: Chunk, keyed: bool, start: int | None = None) -> ChunkRow:
-    """The row of one chunk (at ``start`` if it is not at the chunk's own line), with its keys if ``keyed``."""
-    s = c.start_line if start is None else start
-    e = s + c.end_line - c.start_line
-    cid = text_hash(f"{source}:{path}:{s}:{e}:{c.hash}")
-    keys = tuple((text_hash(k), k) for k in chunk_keys(c.text)) if keyed else ()
-    return ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys)
+def chunk_rows(
+    path: str, source: str, lines: list[str], chunks: list[Chunk], keyed: bool, base: int = 0
+) -> list[ChunkRow]:
+    """The rows of a file's chunks (numbered ``base`` lines further down), with their keys if ``keyed``;
+    ``lines`` are the text the chunks were cut from."""
+    rows = []
+    for c in chunks:
+        s, e = c.start_line + base, c.end_line + base
+        cid = text_hash(f"{source}:{path}:{s}:{e}:{c.hash}")
+        keys: tuple[tuple[str, str, bool], ...] = ()
+        if keyed:
+            found = chunk_keys(c.text, lead_line(lines, c.start_line - 1))
+            keys = tuple((text_hash(k.text), k.text, k.assistant) for k in found)
+        rows.append(ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys))
+    return rows
 
 
 def texts_to_embed(rows: Iterable[ChunkRow]) -> dict[str, str]:
@@ -150,7 +158,7 @@ def texts_to_embed(rows: Iterable[ChunkRow]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for r in rows:
         texts[r.hash] = r.text
-        texts.update(r.keys)
+        texts.update((h, t) for h, t, _ in r.keys)
     return texts
 
 
@@ -243,7 +251,7 @@ def _sync_pass(
             report.files_unchanged += 1
             continue
         chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        rows = [chunk_row(info.path, "memory", c, plan.keys) for c in chunks]
+        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan.keys)
         todo.append((info, state, rows, derive_file(info.path, text)))
         if old is None:
             report.files_added += 1

@@ -17,6 +17,8 @@ import numpy.typing as npt
 
 from .store import EmbeddingKey, SQLiteStore
 
+KeyReader = Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float32]]]
+
 
 @dataclass(frozen=True)
 class VectorIndex:
@@ -24,8 +26,8 @@ class VectorIndex:
 
     seqs: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
-    # Chunk keys (keys.py), read on demand: chunk seqs -> (owner chunk seq per key, key matrix).
-    keys: Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] | None = None
+    # Chunk keys (keys.py), read on demand: chunk seqs -> (owner chunk seq, said by an assistant, matrix).
+    keys: KeyReader | None = None
 
     def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
         """Row of each seq, -1 where it has no vector."""

@@ -79,7 +79,8 @@ _KEY_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS chunk_keys (
       seq INTEGER PRIMARY KEY,
       chunk_seq INTEGER NOT NULL,
-      hash TEXT NOT NULL)""",
+      hash TEXT NOT NULL,
+      assistant INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX IF NOT EXISTS idx_chunk_keys_chunk ON chunk_keys(chunk_seq)",
 ]
 # Recreated as a unit by reset(): plain statements, no executescript (it would commit).
@@ -148,7 +149,8 @@ class ChunkRow:
     hash: str
     text: str
     cjk: str = ""
-    keys: tuple[tuple[str, str], ...] = ()  # (hash, text) of texts whose vectors also stand for it (keys.py)
+    # (hash, text, said by an assistant) of the texts whose vectors also stand for this chunk (keys.py)
+    keys: tuple[tuple[str, str, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,8 +480,8 @@ class SQLiteStore:
             )
             if r.keys:
                 self._conn.executemany(
-                    "INSERT INTO chunk_keys(chunk_seq, hash) VALUES(?, ?)",
-                    [(cur.lastrowid, h) for h, _ in r.keys],
+                    "INSERT INTO chunk_keys(chunk_seq, hash, assistant) VALUES(?, ?, ?)",
+                    [(cur.lastrowid, h, int(a)) for h, _, a in r.keys],
                 )
 
     def delete_file(self, path: str) -> None:
@@ -511,25 +513,27 @@ class SQLiteStore:
 
     def key_vectors(
         self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """(owner chunk seq per row, matrix) of the key vectors of ``chunk_seqs``, read on demand: keys are
-        several per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        """(owner chunk seq, said by an assistant, matrix), a row per key of ``chunk_seqs``, read on demand:
+        keys are several per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
         owners: list[int] = []
+        assistant: list[bool] = []
         blobs: list[bytes] = []
         with self._reading() as conn:
             for i in range(0, len(chunk_seqs), 500):
                 part = [int(x) for x in chunk_seqs[i : i + 500]]
                 rows = conn.execute(
-                    "SELECT k.chunk_seq, e.embedding FROM chunk_keys k JOIN embedding_cache e "
+                    "SELECT k.chunk_seq, k.assistant, e.embedding FROM chunk_keys k JOIN embedding_cache e "
                     "ON e.provider=? AND e.model=? AND e.provider_key=? AND e.hash = k.hash "
                     f"WHERE k.chunk_seq IN ({','.join('?' * len(part))})",
                     (key.provider, key.model, key.provider_key, *part),
                 ).fetchall()
-                for seq, blob in rows:
+                for seq, said, blob in rows:
                     owners.append(seq)
+                    assistant.append(bool(said))
                     blobs.append(blob)
         matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims)
-        return np.asarray(owners, dtype=np.int64), matrix
+        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), matrix
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
