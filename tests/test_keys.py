@@ -184,14 +184,17 @@ def test_an_assistants_key_counts_for_less() -> None:
     q = np.array([1.0, 0.0], dtype=np.float32)
     same = np.array([[0.8, 0.6], [0.8, 0.6]], dtype=np.float32)
 
-    def read(seqs: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return np.array([1, 2]), np.array([True, False]), same
+    def read(seqs: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        rows = np.vstack([same, same[:1]])  # chunk 3's one key is not embedded yet
+        return np.array([1, 2, 3]), np.array([True, False, False]), np.array([True, True, False]), rows
 
-    cands = {1: _Candidate(1, vector=0.5), 2: _Candidate(2, vector=0.5)}
+    cands = {seq: _Candidate(seq, vector=0.5) for seq in (1, 2, 3, 4)}
     _score_keys(cands, read, q, 0.7, 0.6)
     assert cands[2].vector > cands[1].vector
     assert abs(cands[2].vector - (0.3 * 0.5 + 0.7 * 0.8)) < 1e-6
     assert abs(cands[1].vector - (0.3 * 0.5 + 0.7 * 0.6 * 0.8)) < 1e-6
+    assert cands[3].vector == 0.5  # keys not embedded yet: its own vector, untouched
+    assert abs(cands[4].vector - 0.3 * 0.5) < 1e-6  # no key at all (headings only)
 
 
 def test_sync_marks_the_keys_of_an_assistants_answer(tmp_path: Path) -> None:
@@ -209,3 +212,20 @@ def test_sync_marks_the_keys_of_an_assistants_answer(tmp_path: Path) -> None:
     inside = [a for start, a in rows if start > 2]  # chunks that start inside the answer
     assert inside and all(inside)  # the answer's lines are the assistant's, though no line there says so
     assert (1, 0) in rows  # the user's question is not
+
+
+def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2024-03-02.md", "- Ana: violin on Tuesday\n- Mel: nice\n- Ana: thanks\n")
+    with memlane.open(ws, provider=FakeEmbedder(), chunking={"keys": True}) as mem:
+        mem.sync()
+        conn = sqlite3.connect(mem.store.path)
+        gone = conn.execute("SELECT hash FROM chunk_keys LIMIT 1").fetchone()[0]
+        conn.execute("DELETE FROM embedding_cache WHERE hash = ?", (gone,))  # as if a batch job were still out
+        conn.commit()
+        conn.close()
+        vectors = mem._vector_index()
+        assert vectors.keys is not None
+        owners, _, embedded, matrix = vectors.keys([int(s) for s in vectors.seqs])
+        assert len(owners) == 3 and embedded.tolist().count(False) == 1
+        assert not matrix[~embedded].any()  # a zero row, never read as a similarity

@@ -246,16 +246,19 @@ def _score_keys(
     """Blend each candidate's vector score with its best key's (keys.py); an assistant's key counts
     ``assistant_weight`` times. Only candidates are rescored: scoring every key would cost a matrix
     several times the chunks', for the same ranking on LoCoMo."""
-    owners, assistant, matrix = read_keys(list(candidates))
+    owners, assistant, embedded, matrix = read_keys(list(candidates))
     if not len(owners):
         return  # an index built without keys (chunking.keys false)
     sims = np.where(assistant, assistant_weight, 1.0) * (matrix @ query_vec)
     best: dict[int, float] = {}
-    for owner, sim in zip(owners.tolist(), sims.tolist(), strict=True):
-        if sim > best.get(owner, -1.0):
+    for owner, sim, ready in zip(owners.tolist(), sims.tolist(), embedded.tolist(), strict=True):
+        if ready and sim > best.get(owner, -1.0):
             best[owner] = sim
+    keyed = set(owners.tolist())
     for seq, c in candidates.items():
-        c.vector = max((1 - weight) * c.vector + weight * best.get(seq, 0.0), 0.0)
+        if seq in best or seq not in keyed:  # no key at all: headings only, nothing that answers
+            c.vector = max((1 - weight) * c.vector + weight * best.get(seq, 0.0), 0.0)
+        # keyed, but no key embedded yet (a batch job still running): its own vector alone, as before keys
 
 
 def _widen(

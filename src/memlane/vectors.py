@@ -17,7 +17,11 @@ import numpy.typing as npt
 
 from .store import EmbeddingKey, SQLiteStore
 
-KeyReader = Callable[[Sequence[int]], tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float32]]]
+# chunk seqs -> (owner chunk seq, said by an assistant, embedded yet, vector), a row per key
+KeyReader = Callable[
+    [Sequence[int]],
+    tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]],
+]
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,7 @@ class VectorIndex:
 
     seqs: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
-    # Chunk keys (keys.py), read on demand: chunk seqs -> (owner chunk seq, said by an assistant, matrix).
-    keys: KeyReader | None = None
+    keys: KeyReader | None = None  # chunk keys (keys.py), read on demand
 
     def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
         """Row of each seq, -1 where it has no vector."""

@@ -513,17 +513,18 @@ class SQLiteStore:
 
     def key_vectors(
         self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-        """(owner chunk seq, said by an assistant, matrix), a row per key of ``chunk_seqs``, read on demand:
-        keys are several per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        """(owner chunk seq, said by an assistant, embedded yet, vector), a row per key of ``chunk_seqs``
+        (zeros where not embedded yet: a batch job may still be running), read on demand: keys are several
+        per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
         owners: list[int] = []
         assistant: list[bool] = []
-        blobs: list[bytes] = []
+        blobs: list[bytes | None] = []
         with self._reading() as conn:
             for i in range(0, len(chunk_seqs), 500):
                 part = [int(x) for x in chunk_seqs[i : i + 500]]
                 rows = conn.execute(
-                    "SELECT k.chunk_seq, k.assistant, e.embedding FROM chunk_keys k JOIN embedding_cache e "
+                    "SELECT k.chunk_seq, k.assistant, e.embedding FROM chunk_keys k LEFT JOIN embedding_cache e "
                     "ON e.provider=? AND e.model=? AND e.provider_key=? AND e.hash = k.hash "
                     f"WHERE k.chunk_seq IN ({','.join('?' * len(part))})",
                     (key.provider, key.model, key.provider_key, *part),
@@ -532,8 +533,10 @@ class SQLiteStore:
                     owners.append(seq)
                     assistant.append(bool(said))
                     blobs.append(blob)
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims)
-        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), matrix
+        zero = bytes(4 * dims)
+        matrix = np.frombuffer(b"".join(b or zero for b in blobs), dtype="<f4").reshape(len(blobs), dims)
+        embedded = np.asarray([b is not None for b in blobs], dtype=np.bool_)
+        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), embedded, matrix
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
