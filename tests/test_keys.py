@@ -229,3 +229,19 @@ def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> N
         owners, _, embedded, matrix = vectors.keys([int(s) for s in vectors.seqs])
         assert len(owners) == 3 and embedded.tolist().count(False) == 1
         assert not matrix[~embedded].any()  # a zero row, never read as a similarity
+
+
+def test_status_counts_keys_and_those_not_embedded_yet(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2024-03-02.md", "- Ana: violin on Tuesday\n- Mel: nice\n- Ana: thanks\n")
+    with memlane.open(ws, provider=FakeEmbedder(), chunking={"keys": True}) as mem:
+        mem.sync()
+        keys = mem.status()["chunking"]["keys"]
+        assert keys == {"enabled": True, "count": 3, "withoutVector": 0}
+        conn = sqlite3.connect(mem.store.path)
+        conn.execute("DELETE FROM embedding_cache WHERE hash IN (SELECT hash FROM chunk_keys LIMIT 2)")
+        conn.commit()
+        conn.close()
+        assert mem.status()["chunking"]["keys"]["withoutVector"] == 2
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:  # "auto": no keys with this provider
+        assert mem.status()["chunking"]["keys"]["enabled"] is False

@@ -456,8 +456,12 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
         click.echo(json.dumps(info, indent=2))
         return
     click.echo(f"agent      {info['agent']}\nworkspace  {info['workspace']}")
+    keys = info["chunking"]["keys"]
+    keyed = f" ({keys['count']} keys)" if keys["enabled"] else ""
+    if keys["enabled"] and keys["withoutVector"]:
+        keyed = f" ({keys['count']} keys, {keys['withoutVector']} not embedded yet)"
     click.echo(
-        f"index      {info['files']} files, {info['chunks']} chunks, "
+        f"index      {info['files']} files, {info['chunks']} chunks{keyed}, "
         f"{'dirty' if info['dirty'] else 'up to date'}{'' if info['indexed'] else ' (never built)'}"
     )
     click.echo(f"store      {info['store']['path']} ({info['store']['bytes']:,} bytes)")

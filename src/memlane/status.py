@@ -71,6 +71,11 @@ def index_status(
         "chunking": {
             "tokens": plan.tokens,
             "overlap": plan.overlap,
+            "keys": {
+                "enabled": plan.keys,
+                "count": counts["chunk_keys"],
+                "withoutVector": store.keys_without_vectors(embedding_key(provider)) if provider else 0,
+            },
             "configured": settings.chunking.model_dump(by_alias=True),
         },
     }

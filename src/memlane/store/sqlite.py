@@ -538,6 +538,16 @@ class SQLiteStore:
         embedded = np.asarray([b is not None for b in blobs], dtype=np.bool_)
         return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), embedded, matrix
 
+    def keys_without_vectors(self, key: EmbeddingKey) -> int:
+        """Chunk keys with no vector for ``key`` yet (a batch job still out, or another model's index)."""
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM chunk_keys k WHERE NOT EXISTS (SELECT 1 FROM embedding_cache e "
+                "WHERE e.provider=? AND e.model=? AND e.provider_key=? AND e.hash = k.hash)",
+                (key.provider, key.model, key.provider_key),
+            ).fetchone()
+        return int(row[0])
+
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(seqs)
         found: dict[int, StoredChunk] = {}
