@@ -129,7 +129,7 @@ def measure_size(n: int, work: Path) -> dict[str, float]:
         queries = [" ".join(rng.choices(words[:3000], k=4)) + f" q{i}" for i in range(60)]
         mem.search("warm up the model and the vector matrix")
         with_embed, without_embed, keyword = [], [], []
-        hybrid, window = mem.settings.query.hybrid, mem.settings.query.window
+        settings = mem.settings.query
         vectors = mem._vector_index()
         for q in queries:
             t = time.perf_counter()
@@ -137,10 +137,10 @@ def measure_size(n: int, work: Path) -> dict[str, float]:
             with_embed.append((time.perf_counter() - t) * 1000)
             qv = provider.embed_query(q)  # cached now: rank alone below
             t = time.perf_counter()
-            rank(mem.store, q, qv, vectors, hybrid, 6, 0.35, window)
+            rank(mem.store, q, qv, vectors, settings, 6, 0.35)
             without_embed.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
-            rank(mem.store, q, None, None, hybrid, 6, 0.35, window)
+            rank(mem.store, q, None, None, settings, 6, 0.35)
             keyword.append((time.perf_counter() - t) * 1000)
         out["search_p50_ms"], out["search_p95_ms"] = pct(with_embed)
         out["rank_no_embed_p50_ms"], out["rank_no_embed_p95_ms"] = pct(without_embed)

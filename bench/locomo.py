@@ -57,20 +57,21 @@ def run_conv(
             now = question_date(q)
             for mode in modes:
                 t = time.perf_counter()
-                hybrid = q_settings.hybrid
+                settings = q_settings
                 if mode == "vector":
-                    hybrid = hybrid.model_copy(update={"enabled": False})
+                    settings = q_settings.model_copy(
+                        update={"hybrid": q_settings.hybrid.model_copy(update={"enabled": False})}
+                    )
+                keyword = mode == "keyword"
                 results, _ = rank(
                     mem.store,
                     q["question"],
-                    None if mode == "keyword" else qvec,
-                    None if mode == "keyword" else vectors,
-                    hybrid,
+                    None if keyword else qvec,
+                    None if keyword else vectors,
+                    settings,
                     topk,
                     0.0,
-                    q_settings.window,
-                    priors=q_settings.priors,
-                    now=now,
+                    now,
                 )
                 lat[mode].append((time.perf_counter() - t) * 1000)
                 out[mode].append({"qid": q["qid"], "results": [r.to_dict() for r in results]})

@@ -10,6 +10,7 @@ import memlane
 from conftest import FakeEmbedder, write
 from memlane.config import PriorSettings
 from memlane.facts.derive import day_of
+from memlane.facts.timeparse import TimeRange
 from memlane.priors import QueryPriors, apply_priors
 from memlane.tools import run_tool
 
@@ -32,8 +33,10 @@ def test_the_day_of_a_daily_log_archived_or_not() -> None:
 
 def test_what_a_query_asks_of_time() -> None:
     last_week = QueryPriors.of("what did Ana do last week?", NOW)
-    assert last_week.window == (dt.date(2024, 2, 26), dt.date(2024, 3, 3)) and not last_week.present
-    assert QueryPriors.of("what did we decide in May 2023", NOW).window == (dt.date(2023, 5, 1), dt.date(2023, 5, 31))
+    assert last_week.window == TimeRange(dt.date(2024, 2, 26), dt.date(2024, 3, 3)) and not last_week.present
+    assert QueryPriors.of("what did we decide in May 2023", NOW).window == TimeRange(
+        dt.date(2023, 5, 1), dt.date(2023, 5, 31)
+    )
     current = QueryPriors.of("what is my current job?", NOW)
     assert current.window is None and current.present
     assert QueryPriors.of("tell me about Ana", NOW) == QueryPriors(None, False)

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import MemlaneError
 from .facts.derive import day_of
-from .search import ARCHIVE_PREFIX
+from .priors import ARCHIVE_PREFIX
 from .workspace import list_memory_files
 from .writer import workspace_lock
 

@@ -200,19 +200,7 @@ class Memory:
                 except ProviderError as exc:
                     fallback = {"from": provider.provider_id, "reason": str(exc)}
                     notes.append(f"query embedding failed, keyword search only: {exc}")
-            results, mode = rank(
-                self.store,
-                query,
-                query_vec,
-                vectors,
-                q.hybrid,
-                n,
-                threshold,
-                q.window,
-                q.archive_weight,
-                priors=q.priors,
-                now=now,
-            )
+            results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now)
         if provider is None:
             notes.append("no embedding provider: keyword search only")
         return SearchResponse(

@@ -6,25 +6,26 @@ Applied after fusion, before ``minScore`` and the result windows:
   sessions), so the second-best chunk of a strongly matching session outranks a lone lexical hit
   elsewhere;
 - time prior: a query with time words ("last week", "in May 2023") read against ``now`` favours
-  daily logs dated inside that window, and partly those logged up to ``TIME_SLACK_DAYS`` after it
-  (notes are often written after the fact);
+  daily logs dated inside that window, and partly those logged up to ``REPORT_LAG_DAYS`` after it
+  (notes are often written after the fact: :meth:`TimeRange.reported`);
 - recency: a question about the present ("what is my current ...", "do I still ...") favours the
-  newer of the files that match.
+  newer of the files that match;
+- archive, last: chunks of archived logs (``memory/archive/``) score ``query.archiveWeight`` times theirs.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from .config import PriorSettings
 from .facts.derive import day_of
-from .facts.timeparse import query_time
+from .facts.timeparse import TimeRange, query_time
 
-TIME_SLACK_DAYS = 10
+ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
 _PRESENT = re.compile(
     r"\b(current(?:ly)?|now|nowadays|these days|latest|most recent(?:ly)?|still|anymore|any more|at the moment|"
     r"so far|up to now|to date)\b",
@@ -37,31 +38,33 @@ class Scored(Protocol):
     score: float
 
 
+S = TypeVar("S", bound=Scored)
+
+
 @dataclass(frozen=True, slots=True)
 class QueryPriors:
     """What the query asks of time: a window, or the present, or neither."""
 
-    window: tuple[dt.date, dt.date] | None
+    window: TimeRange | None
     present: bool
 
     @classmethod
     def of(cls, query: str, now: dt.datetime | None) -> QueryPriors:
-        today = (now or dt.datetime.now()).date()
-        qt = query_time(query, today)
-        window = (qt.window.start, qt.window.end) if qt is not None else None
-        return cls(window, window is None and bool(_PRESENT.search(query)))
+        qt = query_time(query, (now or dt.datetime.now()).date())
+        return cls(qt.window, False) if qt is not None else cls(None, bool(_PRESENT.search(query)))
 
 
 def apply_priors(
-    ranked: Sequence[Scored],
+    ranked: list[S],
     paths: Mapping[int, str],
     settings: PriorSettings,
     query: str,
     now: dt.datetime | None = None,
-) -> None:
-    """Adjust the scores of ``ranked`` in place (``paths``: seq -> file path)."""
+    archive_weight: float = 1.0,
+) -> list[S]:
+    """``ranked`` with its scores adjusted in place (``paths``: seq -> file path), best first again."""
     if not ranked:
-        return
+        return ranked
     if settings.file > 0:
         best: dict[str, float] = {}
         for c in ranked:
@@ -72,20 +75,22 @@ def apply_priors(
             path = paths.get(c.seq)
             if path is not None:
                 c.score = (1 - settings.file) * c.score + settings.file * best[path]
-    if settings.time <= 0 and settings.recency <= 0:
-        return
-    asked = QueryPriors.of(query, now)
+    if settings.time > 0 or settings.recency > 0:
+        _time_priors(ranked, paths, settings, QueryPriors.of(query, now))
+    if archive_weight != 1.0:
+        for c in ranked:
+            if paths.get(c.seq, "").startswith(ARCHIVE_PREFIX):
+                c.score *= archive_weight
+    return sorted(ranked, key=lambda c: (-c.score, c.seq))
+
+
+def _time_priors(ranked: list[S], paths: Mapping[int, str], settings: PriorSettings, asked: QueryPriors) -> None:
     days = {c.seq: day_of(paths.get(c.seq, "")) for c in ranked}
     if asked.window is not None and settings.time > 0:
-        start, end = asked.window
         for c in ranked:
             day = days[c.seq]
-            if day is None:
-                continue
-            if start <= day <= end:
-                c.score += settings.time
-            elif end < day <= end + dt.timedelta(days=TIME_SLACK_DAYS):
-                c.score += settings.time * (1 - (day - end).days / (TIME_SLACK_DAYS + 1))
+            if day is not None:
+                c.score += settings.time * asked.window.reported(day)
     elif asked.present and settings.recency > 0:
         dated = sorted({d for d in days.values() if d is not None})
         if len(dated) > 1:

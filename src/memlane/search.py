@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .config import HybridSettings, PriorSettings
+from .config import HybridSettings, QuerySettings
 from .keywords import STOPWORDS, match_expression, query_terms
 from .priors import apply_priors
 from .store import SQLiteStore, StoredChunk
@@ -26,7 +26,6 @@ from .vectors import KeyReader, VectorIndex
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
-ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
 PARALLEL_MIN_ROWS = 50_000
 
 
@@ -104,29 +103,19 @@ def rank(
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
     vectors: VectorIndex | None,
-    hybrid: HybridSettings,
+    settings: QuerySettings,
     max_results: int,
     min_score: float,
-    window: int = 0,
-    archive_weight: float = 1.0,
-    priors: PriorSettings | None = None,
     now: dt.datetime | None = None,
 ) -> tuple[list[SearchResult], str]:
-    """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"). Chunks of archived
-    logs (``memory/archive/``) score ``archive_weight`` times their score; ``priors`` (file, time read
-    against ``now``, recency) adjust the fused scores."""
+    """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"): fused scores, then the
+    priors of ``settings`` (priors.py: file, time read against ``now``, recency, archive), then windows."""
+    hybrid, window = settings.hybrid, settings.window
     ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
     use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
     rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
-    if priors is not None:
-        apply_priors(ranked, {seq: row.path for seq, row in rows_by_seq.items()}, priors, query, now)
-        ranked.sort(key=lambda c: (-c.score, c.seq))
-    if archive_weight != 1.0:
-        for c in ranked:
-            row = rows_by_seq.get(c.seq)
-            if row is not None and row.path.startswith(ARCHIVE_PREFIX):
-                c.score *= archive_weight
-        ranked.sort(key=lambda c: (-c.score, c.seq))
+    paths = {seq: row.path for seq, row in rows_by_seq.items()}
+    ranked = apply_priors(ranked, paths, settings.priors, query, now, settings.archive_weight)
     ranked = [c for c in ranked if c.score >= min_score]
     if hybrid.mmr.enabled and len(ranked) > 1:
         ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))

@@ -36,7 +36,7 @@ from ..store import FactFilter, SQLiteStore, StoredFact
 from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
-from .timeparse import QueryTime, TimeRange, parse_bound, query_time
+from .timeparse import REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -347,12 +347,10 @@ def recall(
             futures.wait([aside])
 
 
-REPORT_LAG_DAYS = 10  # a log tells what happened in the days before it: "yesterday we got back from Rio"
-
-
 def _time_signal(f: StoredFact, window: TimeRange | None) -> float:
     """1 when the fact's event time (else its day) falls in the window; 0.5 when only its day does; a
-    share fading from 0.5 to 0 when it was logged up to ``REPORT_LAG_DAYS`` after the window ended."""
+    share fading from 0.5 to 0 when it was logged up to ``REPORT_LAG_DAYS`` after the window ended
+    (:meth:`TimeRange.reported`)."""
     if window is None:
         return 0.0
     day = dt.date.fromisoformat(f.day) if f.day else None
@@ -362,10 +360,7 @@ def _time_signal(f: StoredFact, window: TimeRange | None) -> float:
         return 0.5 if day and window.contains(day) else 0.0
     if day is None:
         return 0.0
-    if window.contains(day):
-        return 1.0
-    late = (day - window.end).days
-    return 0.5 * (1 - late / (REPORT_LAG_DAYS + 1)) if 0 < late <= REPORT_LAG_DAYS else 0.0
+    return 1.0 if window.contains(day) else 0.5 * window.reported(day)
 
 
 def _fit(

@@ -72,6 +72,7 @@ _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 _WORD_NUMBERS |= {"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _FAR_PAST = dt.date(1, 1, 1)
+REPORT_LAG_DAYS = 10  # a log tells what happened in the days before it: "yesterday we got back from Rio"
 _KINDS = ("wof", "edge", "season", "iso", "ym", "md", "dm", "my", "ago", "rel", "word", "bare")
 # "the week before 16 November 2023", "two days after the party on May 3": a span before or after a date.
 _NEXT_TO = re.compile(
@@ -95,6 +96,14 @@ class TimeRange:
 
     def union(self, other: TimeRange) -> TimeRange:
         return TimeRange(min(self.start, other.start), max(self.end, other.end))
+
+    def reported(self, day: dt.date) -> float:
+        """How well a note written on ``day`` may tell of this window: 1 inside it, fading to 0 over the
+        ``REPORT_LAG_DAYS`` after it (a log tells what happened in the days before it), else 0."""
+        if self.contains(day):
+            return 1.0
+        late = (day - self.end).days
+        return 1 - late / (REPORT_LAG_DAYS + 1) if 0 < late <= REPORT_LAG_DAYS else 0.0
 
     def to_dict(self) -> dict[str, str]:
         return {"start": self.start.isoformat(), "end": self.end.isoformat()}
