@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # an ATX heading line
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])\s+")
 
@@ -60,14 +60,14 @@ def _sections(lines: list[str]) -> list[tuple[int, int]]:
             elif fence == marker:
                 fence = None
             continue
-        if fence is None and i > 0 and _HEADING.match(line):
+        if fence is None and i > 0 and HEADING.match(line):
             starts.append(i)
     bounds = [(s, e) for s, e in zip(starts, [*starts[1:], len(lines)], strict=True)]
     merged: list[tuple[int, int]] = []
     pending: int | None = None
     for s, e in bounds:
         body = [ln for ln in lines[s:e] if ln.strip()]
-        only_heading = len(body) <= 1 and bool(body) and bool(_HEADING.match(body[0]))
+        only_heading = len(body) <= 1 and bool(body) and bool(HEADING.match(body[0]))
         start = pending if pending is not None else s
         if only_heading and e < len(lines):
             pending = start

@@ -27,10 +27,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .chunking import HEADING
+
 KEYS_VERSION = 2
 NEIGHBOURS = 1  # items either side that go into an item's key
 NEIGHBOUR_WORDS = 40  # of each neighbour: the model reads 256 wordpieces, and the item must be among them
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _TAG = re.compile(r"^\[[^\]\n]{1,24}\]\s*")
 # An item an assistant said, as transcripts and chat logs write it ("Assistant: ...", "assistant: ...").
@@ -47,12 +48,12 @@ def items(text: str) -> list[str]:
     """The items of a chunk's text, each with its continuation lines, markers and tags removed."""
     out: list[str] = []
     for line in text.split("\n"):
-        if not line.strip() or _HEADING.match(line):
+        if not line.strip() or HEADING.match(line):
             continue
         if line[0] in " \t" and out:
             out[-1] += "\n" + line.strip()
             continue
-        item = _TAG.sub("", _MARKER.sub("", line)).strip()
+        item = _bare(line)
         if item:
             out.append(item)
     return out
@@ -64,11 +65,11 @@ def chunk_keys(text: str, lead: str = "") -> list[Key]:
     who said that item is who said the fragment."""
     parts = items(text)
     short = [_first_words(p, NEIGHBOUR_WORDS) for p in parts]
-    first = next((line for line in text.split("\n") if line.strip() and not _HEADING.match(line)), "")
+    first = next((line for line in text.split("\n") if line.strip() and not HEADING.match(line)), "")
     continues = bool(lead) and first[:1] in (" ", "\t")
     keys: dict[str, Key] = {}
     for i, part in enumerate(parts):
-        said_by = _TAG.sub("", _MARKER.sub("", lead)).strip() if i == 0 and continues else part
+        said_by = _bare(lead) if i == 0 and continues else part
         key = "\n".join([*short[max(0, i - NEIGHBOURS) : i], part, *short[i + 1 : i + NEIGHBOURS + 1]])
         assistant = bool(_ASSISTANT.match(said_by))
         if key in keys:  # the same text twice (a two-item chunk): an assistant's only if both were
@@ -85,6 +86,11 @@ def lead_line(lines: list[str], index: int) -> str:
         if line.strip() and line[0] not in " \t":
             return line
     return ""
+
+
+def _bare(line: str) -> str:
+    """A line without its list marker and leading tag."""
+    return _TAG.sub("", _MARKER.sub("", line)).strip()
 
 
 def _first_words(text: str, n: int) -> str:
