@@ -18,9 +18,9 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
@@ -284,43 +284,34 @@ def schedule_seconds(value: str) -> float | None:
     return float(text[:-1].strip()) * {"m": 60, "h": 3600, "d": 86400}[text[-1]]
 
 
+def _readable_schedule(value: str) -> str:
+    schedule_seconds(value)
+    return value
+
+
+Schedule = Annotated[str, AfterValidator(_readable_schedule)]  # read with schedule_seconds()
+
+
 class ReflectSettings(_Model):
     """``memlane reflect``: entity pages, opinions and MEMORY.md proposals from the facts."""
 
     # off, hourly, daily, or every N minutes / hours / days ("30m", "6h", "1d"): run by `memlane watch` and start()
-    schedule: str = "off"
+    schedule: Schedule = "off"
     since: str = "7d"  # entities with facts this recent get their pages updated
     stale_days: int = Field(30, ge=1)  # an opinion with no evidence for this long is "stale"
     trend_days: int = Field(30, ge=1)  # strengthening / weakening: its confidence now against this long ago
     propose_min_days: int = Field(3, ge=2)  # a fact said on this many different days is proposed for MEMORY.md
     proposal_days: int = Field(90, ge=1)  # ... when its latest statement is this recent
 
-    @field_validator("schedule")
-    @classmethod
-    def _schedule_readable(cls, value: str) -> str:
-        schedule_seconds(value)
-        return value
-
-    @property
-    def every_seconds(self) -> float | None:
-        """The schedule's period, None when off."""
-        return schedule_seconds(self.schedule)
-
 
 class GitBackupSettings(_Model):
     """``memlane backup``: the memory files committed to the workspace's git repository."""
 
-    schedule: str = "off"  # as reflect.schedule: run by `memlane watch` and start()
+    schedule: Schedule = "off"  # as reflect.schedule: run by `memlane watch` and start()
     push: bool = False  # push after each scheduled backup
     remote: str = "origin"
     branch: str | None = None  # push HEAD to this branch; default the branch checked out
     after_flush: bool = False  # back up when a memory flush was recorded since the last backup
-
-    @field_validator("schedule")
-    @classmethod
-    def _schedule_readable(cls, value: str) -> str:
-        schedule_seconds(value)
-        return value
 
 
 class BackupSettings(_Model):

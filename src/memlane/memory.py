@@ -79,7 +79,7 @@ class Memory:
         if self.settings.sync.watch if watch is None else watch:
             background.watch()
         if self.config.workspace_access == "rw":
-            background.schedule("reflect", self.config.reflect.every_seconds, self.reflect_scheduled)
+            background.schedule("reflect", schedule_seconds(self.config.reflect.schedule), self.reflect_scheduled)
             git = self.config.backup.git
             background.schedule("backup", schedule_seconds(git.schedule), lambda: self.backup(push=git.push))
         if self.settings.sync.on_session_start:
