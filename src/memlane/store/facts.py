@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexError_
+from .slices import in_slices
 
 if TYPE_CHECKING:
     from .sqlite import SQLiteStore
@@ -287,9 +288,7 @@ class SQLiteFacts:
         found: dict[int, StoredFact] = {}
         mentions: dict[int, list[tuple[str, str]]] = {}
         with self._store._reading() as conn:
-            for i in range(0, len(ids), 500):
-                part = ids[i : i + 500]
-                marks = ",".join("?" * len(part))
+            for part, marks in in_slices(ids):
                 for seq, norm, name in conn.execute(
                     f"SELECT fact, norm, name FROM fact_mentions WHERE fact IN ({marks})", part
                 ):

@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from ..errors import IndexError_
 from .facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
+from .slices import in_slices
 
 SCHEMA_VERSION = 3
 PAGE_SIZE = 16384
@@ -430,12 +431,11 @@ class SQLiteStore:
         blobs: list[bytes] = []
         ids = [int(x) for x in seqs]
         with self._reading() as conn:
-            for i in range(0, len(ids), 500):
-                part = ids[i : i + 500]
+            for part, marks in in_slices(ids):
                 rows = conn.execute(
                     f"SELECT c.seq, e.embedding FROM {table} c JOIN embedding_cache e ON e.hash = c.hash "
                     "AND e.provider=? AND e.model=? AND e.provider_key=? "
-                    f"WHERE c.seq IN ({','.join('?' * len(part))}) ORDER BY c.seq",
+                    f"WHERE c.seq IN ({marks}) ORDER BY c.seq",
                     (key.provider, key.model, key.provider_key, *part),
                 ).fetchall()
                 for seq, blob in rows:
@@ -521,12 +521,11 @@ class SQLiteStore:
         assistant: list[bool] = []
         blobs: list[bytes | None] = []
         with self._reading() as conn:
-            for i in range(0, len(chunk_seqs), 500):
-                part = [int(x) for x in chunk_seqs[i : i + 500]]
+            for part, marks in in_slices([int(x) for x in chunk_seqs]):
                 rows = conn.execute(
                     "SELECT k.chunk_seq, k.assistant, e.embedding FROM chunk_keys k LEFT JOIN embedding_cache e "
                     "ON e.provider=? AND e.model=? AND e.provider_key=? AND e.hash = k.hash "
-                    f"WHERE k.chunk_seq IN ({','.join('?' * len(part))})",
+                    f"WHERE k.chunk_seq IN ({marks})",
                     (key.provider, key.model, key.provider_key, *part),
                 ).fetchall()
                 for seq, said, blob in rows:
@@ -552,11 +551,9 @@ class SQLiteStore:
         ids = list(seqs)
         found: dict[int, StoredChunk] = {}
         with self._reading() as conn:
-            for i in range(0, len(ids), 500):  # stay far below SQLite's limit on bound variables
-                part = ids[i : i + 500]
+            for part, marks in in_slices(ids):
                 rows = conn.execute(
-                    "SELECT seq, id, path, source, start_line, end_line, text FROM chunks "
-                    f"WHERE seq IN ({','.join('?' * len(part))})",
+                    f"SELECT seq, id, path, source, start_line, end_line, text FROM chunks WHERE seq IN ({marks})",
                     part,
                 ).fetchall()
                 found.update((r[0], StoredChunk(*r)) for r in rows)
@@ -606,11 +603,10 @@ class SQLiteStore:
         found: set[str] = set()
         unique = list(dict.fromkeys(hashes))
         with self._reading() as conn:
-            for i in range(0, len(unique), 500):
-                part = unique[i : i + 500]
+            for part, marks in in_slices(unique):
                 rows = conn.execute(
                     "SELECT hash FROM embedding_cache WHERE provider=? AND model=? AND provider_key=? "
-                    f"AND hash IN ({','.join('?' * len(part))})",
+                    f"AND hash IN ({marks})",
                     (key.provider, key.model, key.provider_key, *part),
                 ).fetchall()
                 found.update(h for (h,) in rows)
