@@ -10,6 +10,7 @@ previous index stays complete and searchable.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -193,13 +194,15 @@ def sync_workspace(
     an editor), it makes up to ``CATCH_UP_PASSES`` more incremental passes: when it returns, the index is
     at least as new as the files were when it started, whoever else was syncing at the same time."""
     started = time.perf_counter()
-    args = (provider, workspace, chunking, cache_enabled, cache_max_entries)
-    report = _sync_pass(store, *args, force, progress, batch, price, on_plan)
+    run = functools.partial(
+        _sync_pass, store, provider, workspace, chunking, cache_enabled, cache_max_entries, progress, batch, price
+    )
+    report = run(force, on_plan)
     for _ in range(CATCH_UP_PASSES):
         indexed = {p: (st.mtime, st.size) for p, st in store.file_states().items() if st.source == "memory"}
         if not differs_from(workspace, indexed):
             break
-        report.absorb(_sync_pass(store, *args, False, progress, batch, price, None))
+        report.absorb(run(False, None))  # the plan was told once
     report.seconds = time.perf_counter() - started
     return report
 
@@ -209,14 +212,15 @@ def _sync_pass(
     provider: EmbeddingProvider | None,
     workspace: Path,
     chunking: ChunkingSettings,
-    cache_enabled: bool = True,
-    cache_max_entries: int = 50_000,
-    force: bool = False,
-    progress: Progress | None = None,
-    batch: BatchRun | None = None,
-    price: Price | None = None,
-    on_plan: PlanHook | None = None,
+    cache_enabled: bool,
+    cache_max_entries: int,
+    progress: Progress | None,
+    batch: BatchRun | None,
+    price: Price | None,
+    force: bool,
+    on_plan: PlanHook | None,
 ) -> SyncReport:
+    """One pass of :func:`sync_workspace`."""
     report = SyncReport()
     plan = effective_chunking(chunking, provider)
     fingerprint = index_fingerprint(provider, plan, workspace)
