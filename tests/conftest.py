@@ -31,12 +31,19 @@ SEALED_ENV = (
 )
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of derived model graphs for the whole run (the int8 graph is built once, not per test)."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Path:
     for name in SEALED_ENV:
         monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("memlane-home")
     monkeypatch.setenv("MEMLANE_HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))  # nothing is written to the developer's ~/.cache
     return home
 
 

@@ -55,6 +55,7 @@ def test_store_path_supports_agent_id(memlane_home: Path) -> None:
         ({"query": {"maxResults": "many"}}, "memorySearch.query.maxResults"),
         ({"provider": "cohere"}, "memorySearch.provider"),
         ({"chunking": {"tokens": 100, "overlap": 100}}, "overlap"),
+        ({"local": {"quantize": "int4"}}, "memorySearch.local.quantize"),
     ],
 )
 def test_bad_values_name_the_key(ms: dict[str, object], key: str) -> None:

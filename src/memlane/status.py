@@ -47,6 +47,7 @@ def index_status(
         "provider": provider.provider_id if provider else None,
         "model": provider.model if provider else None,
         "dims": provider.dims if provider else None,
+        "variant": getattr(provider, "variant", None),  # the local model's "int8" or "fp32" graph
         "providerReason": choice.reason,
         "fallback": choice.fallback,
         "store": {"path": str(store.path), "bytes": store.size_bytes()},

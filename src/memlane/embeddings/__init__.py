@@ -79,7 +79,8 @@ def _make(name: str, cfg: AgentConfig, primary: bool = True) -> EmbeddingProvide
     if name == "local":
         from .local import shared_local
 
-        return shared_local(settings.local.model_path)
+        local = settings.local
+        return shared_local(local.model_path, local.quantize, local.model_cache_dir)
     if name in ("openai", "gemini"):
         endpoint = _endpoint(name, cfg, primary)
         if endpoint is None:
