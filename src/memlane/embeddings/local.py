@@ -124,6 +124,7 @@ class LocalEmbedder:
         self._fingerprint = hashlib.sha256(identity.encode()).hexdigest()[:16]
         self._threads = threads
         self._session: Any = None
+        self._query_session: Any = None
         self._inputs: set[str] = set()
         self._lock = threading.Lock()
         self._queries = QueryCache(self._embed_one)
@@ -141,15 +142,24 @@ class LocalEmbedder:
         return [len(e.ids) for e in encs]
 
     # -- vectors
-    def _ensure_session(self) -> Any:
-        if self._session is None:
+    def _ensure_session(self, query: bool = False) -> Any:
+        """The session for batches, or (``query``) the one for single queries, loaded on first use.
+
+        onnxruntime's worker threads spin for a while after each run, which suits a batch (throughput
+        +13% on real chunks) but not a search: after a query's embedding the spinning threads held both
+        cores while the FTS query ran, and real-text search p50 went from 28 to 36 ms (docs/DESIGN.md §15).
+        So queries get a session of their own that sleeps at once."""
+        name = "_query_session" if query else "_session"
+        if getattr(self, name) is None:
             with self._lock:
-                if self._session is None:
+                if getattr(self, name) is None:
                     import onnxruntime as ort
 
                     opts = ort.SessionOptions()
                     opts.intra_op_num_threads = self._threads or min(os.cpu_count() or 1, 8)
                     opts.log_severity_level = 3
+                    if query:
+                        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
                     graph = self._onnx
                     if self.variant == "int8":
                         graph = prepared_graph(self._onnx, self._cache_dir)
@@ -158,14 +168,14 @@ class LocalEmbedder:
                     except Exception as exc:
                         raise ProviderError(f"cannot load ONNX model {self._onnx}: {exc}") from None
                     self._inputs = {i.name for i in session.get_inputs()}
-                    self._session = session
-        return self._session
+                    setattr(self, name, session)
+        return getattr(self, name)
 
     def _probe_dims(self) -> int:
         return int(self._run(["dimension probe"]).shape[1])
 
-    def _run(self, texts: list[str]) -> Vectors:
-        session = self._ensure_session()
+    def _run(self, texts: list[str], query: bool = False) -> Vectors:
+        session = self._ensure_session(query)
         encs = self._encoder.encode_batch(texts)
         width = max(len(e.ids) for e in encs)
         ids = np.zeros((len(encs), width), dtype=np.int64)
@@ -197,7 +207,7 @@ class LocalEmbedder:
         return self._queries(text)
 
     def _embed_one(self, text: str) -> Vectors:
-        vec: Vectors = self._run([text])[0]
+        vec: Vectors = self._run([text], query=True)[0]
         return vec
 
 
