@@ -4,10 +4,14 @@ and recall latency on a 10,000-fact index of real text.
     .venv/bin/python bench/latency.py                 # all sizes (about 10 minutes on 2 cores)
     .venv/bin/python bench/latency.py --sizes 1000 10000
     .venv/bin/python bench/latency.py --sizes --recall-facts 10000   # only the recall row
+    .venv/bin/python bench/latency.py --sizes --recall-facts 0 --real-text   # only the real-text search row
 
 The recall row copies LoCoMo's daily logs with their Retain bullets (../shared/bench/locomo, converted
 with to_workspace.py + to_retain.py) into one workspace, year after year until it holds the wanted
 number of facts, and asks 200 of its real questions, each once (every query embedding is computed).
+
+The real-text row searches the LongMemEval S subset pooled into one workspace (4.7M words, 34,534
+chunks, ../shared/bench/longmemeval) with its 60 real questions, end to end with the real model.
 
 Synthetic Markdown: 100 chunks per file (a heading and three short lines each, Zipf-distributed
 words). Embedding 100k chunks with the real model would take ~40 minutes here, so the big
@@ -20,9 +24,11 @@ asserts nothing.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -241,11 +247,73 @@ def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
     return {"facts": facts, "chunks": chunks, "p50_ms": p50, "p95_ms": p95, "questions": len(asked), "build_s": build}
 
 
+LME = ROOT.parent / "shared" / "bench" / "longmemeval"
+
+
+def real_text_latency(work: Path, overrides: dict[str, object] | None = None) -> dict[str, float] | None:
+    """p50/p95 of mem.search end to end on the pooled LongMemEval workspace (4.7M words of real conversation)
+    with its 60 real questions, each asked once at its own ``question_date``; the real model embeds everything.
+
+    The index is the one ``bench/locomo.py --suites lme-pooled`` builds (same path, same settings), so the
+    first run of either builds it (~20 minutes here) and later runs only check it."""
+    data = LME / "longmemeval_s_cleaned.subset60.json"
+    if not data.exists():
+        print("real-text row skipped: ../shared/bench/longmemeval is not there")
+        return None
+    ws = work / "workspaces" / "pooled"
+    if not ws.exists():
+        cmd = [sys.executable, str(LME / "lme_to_workspace.py"), str(data), str(work / "workspaces"), "--pooled"]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    questions = [json.loads(x) for x in (ws / "queries.jsonl").read_text().splitlines() if x.strip()]
+    store = work / "stores" / "pooled.sqlite"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    with memlane.open(ws, agent="pooled", store={"path": str(store)}, **(overrides or {})) as mem:
+        t = time.perf_counter()
+        mem.sync()
+        build = time.perf_counter() - t
+        provider = mem.choice.provider
+        assert provider is not None
+        status = mem.status()
+        mem.search("warm up the model and the vector matrices")
+        settings = mem.settings.query
+        total, embed, ranking, keyword = [], [], [], []
+        for q in questions:
+            now = question_date(q["question_date"])
+            t = time.perf_counter()
+            mem.search(q["question"], now=now)  # end to end, the query embedded for the first time
+            total.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            qv = provider._embed_one(q["question"])  # type: ignore[attr-defined]  # uncached, alone
+            embed.append((time.perf_counter() - t) * 1000)
+            vectors = mem._vector_index()
+            t = time.perf_counter()
+            rank(mem.store, q["question"], qv, vectors, settings, 6, 0.35, now)
+            ranking.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            rank(mem.store, q["question"], None, None, settings, 6, 0.35, now)
+            keyword.append((time.perf_counter() - t) * 1000)
+    out = {"chunks": status["chunks"], "keys": status["chunking"]["keys"]["count"], "build_s": build}
+    out["p50_ms"], out["p95_ms"] = pct(total)
+    out["embed_p50_ms"], _ = pct(embed)
+    out["rank_p50_ms"], out["rank_p95_ms"] = pct(ranking)
+    out["keyword_p50_ms"], _ = pct(keyword)
+    out["questions"] = len(questions)
+    return out
+
+
+def question_date(text: str) -> dt.datetime | None:
+    m = re.match(r"(\d{4})/(\d{1,2})/(\d{1,2})\D+(\d{1,2}):(\d{2})", text or "")
+    return dt.datetime(*(int(g) for g in m.groups())) if m else None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     ap.add_argument("--work", type=Path, default=ROOT / ".bench" / "latency")
     ap.add_argument("--recall-facts", type=int, default=10000, help="facts in the recall row (0: no recall row)")
+    ap.add_argument("--real-text", action="store_true", help="add the pooled LongMemEval row (real text, 60 questions)")
+    ap.add_argument("--lme-work", type=Path, default=ROOT / ".bench" / "lme" / "pooled")
+    ap.add_argument("--set", default="{}", help="memorySearch overrides (JSON) for the real-text row")
     ap.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -259,6 +327,16 @@ def main() -> None:
                 f"recall, real text: {int(r['facts'])} facts + {int(r['chunks'])} chunks, {int(r['questions'])} "
                 f"questions: p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms (query embedding included; "
                 f"index built in {r['build_s']:.0f}s with hashed document vectors)"
+            )
+    if args.real_text:
+        r = real_text_latency(args.lme_work, json.loads(args.set))
+        if r is not None:
+            print(
+                f"search, real text (LongMemEval pooled): {int(r['chunks'])} chunks + {int(r['keys'])} keys, "
+                f"{int(r['questions'])} questions: "
+                f"p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms end to end; query embedding p50 "
+                f"{r['embed_p50_ms']:.1f} ms, rank p50/p95 {r['rank_p50_ms']:.1f}/{r['rank_p95_ms']:.1f} ms, "
+                f"keyword-only rank p50 {r['keyword_p50_ms']:.1f} ms (index checked/built in {r['build_s']:.0f}s)"
             )
     if not args.sizes:
         return

@@ -97,7 +97,29 @@ def score(queries_dir: Path, results: Path, extra: list[str]) -> dict[str, Any]:
 
 # LoCoMo's ten conversations in two halves: levers are tuned on the first and confirmed on the second.
 TUNE = ["conv-26", "conv-30", "conv-41", "conv-42", "conv-43"]
-SUITES = ("locomo-tune", "locomo-confirm", "lme", "lme-pooled")
+SUITES = ("locomo-tune", "locomo-confirm", "locomo-pooled", "lme", "lme-pooled")
+
+
+def pool_locomo(workspaces: list[Path], out: Path) -> None:
+    """All conversations in one workspace (memory/<conv>/<day>.md), their questions pointed at the new paths:
+    ~7,500 chunks, past the size where the keyword query drops common terms (search.PRUNE_MIN_CHUNKS)."""
+    if (out / "queries.jsonl").exists():
+        return
+    lines = []
+    for ws in workspaces:
+        for log in sorted((ws / "memory").glob("*.md")):
+            target = out / "memory" / ws.name / log.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(log.read_text())
+        for line in (ws / "queries.jsonl").read_text().splitlines():
+            if not line.strip():
+                continue
+            q = json.loads(line)
+            for e in q.get("expected", []):
+                e["path"] = e["path"].replace("memory/", f"memory/{ws.name}/", 1)
+            q.pop("expected_transcript", None)
+            lines.append(json.dumps(q))
+    (out / "queries.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def suite_workspaces(name: str, args: argparse.Namespace) -> tuple[Path, list[Path]]:
@@ -106,6 +128,10 @@ def suite_workspaces(name: str, args: argparse.Namespace) -> tuple[Path, list[Pa
         work = args.work
         convert(args.data, work / "workspaces")
         convs = sorted(p for p in (work / "workspaces").iterdir() if (p / "queries.jsonl").exists())
+        if name == "locomo-pooled":
+            pooled = work / "pooled" / "locomo-pooled"
+            pool_locomo(convs, pooled)
+            return work, [pooled]
         convs = [p for p in convs if (p.name in TUNE) == (name == "locomo-tune")]
         if args.convs:
             convs = [p for p in convs if p.name in args.convs]

@@ -7,7 +7,8 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.keywords import cjk_terms, match_expression
+from memlane import search as search_mod
+from memlane.keywords import cjk_terms, content_terms, match_expression
 
 
 def keyword_mem(ws: Path, **ms: object) -> memlane.Memory:
@@ -135,6 +136,50 @@ def test_match_expression_escapes_and_drops_stopwords() -> None:
     assert expr is not None
     assert '"quoted"' in expr and '"what"' not in expr
     assert match_expression("?!  ...") is None
+
+
+def test_contractions_of_stopwords_are_stopwords_and_possessives_their_word() -> None:
+    terms = ["i'm", "that's", "don't", "can't", "we\u2019ve", "park's", "o'brien", "rock'n'roll", "netflix"]
+    assert content_terms(terms) == ["park", "o'brien", "rock'n'roll", "netflix"]
+    expr = match_expression("I'm wondering what park's trail I hiked")
+    assert expr is not None and '"park"' in expr and "i'm" not in expr and '"trail"' in expr
+
+
+def test_term_frequencies_use_the_index_tokenizer(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    for i in range(12):
+        extra = " and painting projects" if i < 3 else ""
+        write(ws, f"memory/n{i}.md", f"- common note {i} on well-being{extra}\n")
+    with memlane.open(ws, provider=fake) as mem:
+        mem.sync()
+        total, freq = mem.store.term_frequencies(["common", "project", "paints", "well-being", "absent"])
+    # through the stemmer: "project" counts "projects", "paints" counts "painting" (both "paint"); a term of
+    # two tokens counts as its rarer one
+    assert total == 12
+    assert freq == {"common": 12, "project": 3, "paints": 3, "well-being": 12, "absent": 0}
+
+
+def test_common_terms_leave_the_keyword_query_only_when_asked_on_big_indexes(
+    tmp_path: Path, fake: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = tmp_path / "w"
+    for i in range(20):
+        rare = " zephyr quokka" if i == 7 else ""
+        write(ws, f"memory/n{i}.md", f"- common words in note {i} about lunch{rare}\n")
+    query = "common lunch zephyr quokka words"
+    with memlane.open(ws, provider=fake) as mem:
+        mem.sync()
+        everything = search_mod.keyword_match(mem.store, query, 1.0)
+        assert everything == match_expression(query)
+        small = search_mod.keyword_match(mem.store, query, 0.5)  # 20 chunks: below PRUNE_MIN_CHUNKS
+        assert small == everything
+        monkeypatch.setattr(search_mod, "PRUNE_MIN_CHUNKS", 10)
+        pruned = search_mod.keyword_match(mem.store, query, 0.5)
+        assert pruned is not None
+        # the three rarest stay whatever their share ("zephyr", "quokka", then one of the common ones)
+        assert '"zephyr"' in pruned and '"quokka"' in pruned and pruned.count(" OR ") == 2
+        resp = mem.search(query)  # hybrid with the default share of 1: every term is searched
+        assert resp.results[0].path == "memory/n7.md"
 
 
 def test_keyword_mode_without_provider_says_so(workspace: Path) -> None:

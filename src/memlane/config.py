@@ -147,6 +147,10 @@ class HybridSettings(_Model):
     assistant_weight: float = Field(0.6, ge=0, le=1)
     text_weight: float = Field(0.3, ge=0)
     candidate_multiplier: int = Field(4, ge=1)
+    # On indexes of 5,000+ chunks in hybrid mode, query terms found in more than this share of them are left
+    # out of the keyword query while three rarer ones remain (search.keyword_match). 1 (the default) keeps
+    # every term: 0.1 cut real-text search p95 from 55 to 40 ms but cost 1.6 points of R@5 on LoCoMo pooled.
+    max_term_share: float = Field(1.0, gt=0, le=1)
     fusion: Literal["weighted", "rrf"] = "weighted"
     rrf_k: int = Field(60, ge=1)
     mmr: MmrSettings = MmrSettings()

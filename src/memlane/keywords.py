@@ -182,11 +182,37 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(query: str, columns: tuple[str, ...] = ("text",)) -> str | None:
-    """An FTS5 MATCH expression matching any term of ``query`` in any of ``columns`` (CJK bigrams in the
-    ``cjk`` column); None if nothing is searchable."""
-    terms = query_terms(query)
-    content = [t for t in terms if t not in STOPWORDS] or terms
+# What follows an apostrophe in a contraction or a possessive: "i'm", "we've", "don't", "park's".
+_CLITICS = frozenset(["s", "m", "ve", "d", "ll", "re", "t"])
+_APOSTROPHE = re.compile(r"['’]")
+
+
+def content_terms(terms: list[str]) -> list[str]:
+    """``terms`` without stopwords: a contraction of stopwords ("i'm", "that's", "don't") is one too, and a
+    possessive or contraction of a content word is searched as the word ("park's" -> "park"). Each FTS5
+    phrase of two tokens costs a positions check over both posting lists: "i'm" was "i" NEAR "m", two of the
+    commonest tokens, and made the slowest real-text queries (docs/DESIGN.md §15)."""
+    out: dict[str, None] = {}
+    for term in terms:
+        parts = _APOSTROPHE.split(term)
+        if len(parts) == 2 and parts[1] in _CLITICS and parts[0]:
+            head = "do" if parts[0] == "don" else parts[0]
+            if head in STOPWORDS or parts[0] in ("can", "won", "isn", "doesn", "didn", "wasn", "aren"):
+                continue
+            term = parts[0]
+        if term not in STOPWORDS:
+            out.setdefault(term, None)
+    return list(out)
+
+
+def match_expression(query: str, columns: tuple[str, ...] = ("text",), terms: list[str] | None = None) -> str | None:
+    """An FTS5 MATCH expression matching any term of ``query`` (or the chosen ``terms`` of it) in any of
+    ``columns`` (CJK bigrams in the ``cjk`` column); None if nothing is searchable."""
+    if terms is None:
+        terms = query_terms(query)
+        content = content_terms(terms) or terms
+    else:
+        content = terms
     where = columns[0] if len(columns) == 1 else "{" + " ".join(columns) + "}"
     # Each term as a phrase (FTS5 tokenizes it: inner punctuation becomes adjacency).
     parts = [f"{where} : " + _quote(term) for term in content]

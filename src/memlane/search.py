@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .config import HybridSettings, QuerySettings
-from .keywords import STOPWORDS, match_expression, query_terms
+from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
 from .store import SQLiteStore, StoredChunk
 from .vectors import KeyReader, VectorIndex
@@ -167,7 +167,9 @@ def _score(
 
     candidates: dict[int, _Candidate] = {}
     keyword_order: list[int] = []
-    match = match_expression(query) if use_text else None
+    # Common terms are dropped only beside the vectors: alone, BM25 needs all it can get.
+    share = hybrid.max_term_share if use_vector else 1.0
+    match = keyword_match(store, query, share) if use_text else None
     # The FTS query and the matrix product both release the GIL: side by side they save ~7 ms at 100k
     # chunks; below that the product takes under a few ms and the thread hand-off costs more than it saves.
     overlap = match is not None and use_vector and vectors is not None and len(vectors.seqs) >= PARALLEL_MIN_ROWS
@@ -223,6 +225,29 @@ def _score(
             c.score = wv * c.vector + wt * c.text
 
     return sorted(candidates.values(), key=lambda c: (-c.score, c.seq)), mode
+
+
+# Pruning common terms pays only on big indexes: below this many chunks the whole OR query takes a few ms.
+PRUNE_MIN_CHUNKS = 5_000
+# The rarest terms of a query are always kept, however common they are.
+KEEP_TERMS = 3
+
+
+def keyword_match(store: SQLiteStore, query: str, max_share: float) -> str | None:
+    """The FTS5 expression for ``query``. On an index of ``PRUNE_MIN_CHUNKS`` or more, terms found in more
+    than ``max_share`` of the chunks are left out while ``KEEP_TERMS`` rarer ones remain: BM25 gives them
+    little weight, yet they made the slowest part of a search on real logs ("back", "previous",
+    "conversation" in a 20-word question: 50 ms of FTS at p95 over 34k chunks; docs/DESIGN.md §15)."""
+    terms = query_terms(query)
+    content = content_terms(terms)
+    if max_share >= 1 or len(content) <= KEEP_TERMS:
+        return match_expression(query)
+    total, freq = store.term_frequencies(content)
+    if total < PRUNE_MIN_CHUNKS:
+        return match_expression(query)
+    rarest = sorted(content, key=lambda t: freq[t])[:KEEP_TERMS]
+    kept = [t for t in content if t in rarest or freq[t] <= max_share * total]
+    return match_expression(query, terms=kept)
 
 
 def _score_keys(

@@ -44,6 +44,9 @@ from ..errors import IndexError_
 from .facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
 from .slices import in_slices
 
+# The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
 SCHEMA_VERSION = 3
 PAGE_SIZE = 16384
 BUSY_TIMEOUT_MS = 30_000
@@ -99,9 +102,9 @@ _CHUNK_SCHEMA = [
       cjk TEXT NOT NULL DEFAULT '',
       updated_at INTEGER NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path, start_line)",
-    """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
       text, cjk, content='chunks', content_rowid='seq',
-      tokenize='porter unicode61 remove_diacritics 2')""",
+      tokenize='{FTS_TOKENIZER}')""",
     """CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
       INSERT INTO chunks_fts(rowid, text, cjk) VALUES (new.seq, new.text, new.cjk);
     END""",
@@ -207,6 +210,14 @@ def _now_ms() -> int:
 
 def _blob(vec: npt.NDArray[np.float32]) -> bytes:
     return np.asarray(vec, dtype="<f4").tobytes()
+
+
+# Per connection, in TEMP: a scratch table that tokenizes query terms, its tokens, and the chunks' vocabulary.
+_QUERY_VOCAB = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5(text, tokenize='{FTS_TOKENIZER}')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_token_list USING fts5vocab(temp, query_tokens, 'instance')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab USING fts5vocab(main, chunks_fts, 'row')",
+)
 
 
 class SQLiteStore:
@@ -586,6 +597,29 @@ class SQLiteStore:
         for n, parts in pieces.items():
             lines.setdefault(n, " ".join(parts))
         return [lines.get(n, "") for n in range(start, end + 1)]
+
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(chunks indexed, {term: chunks containing it}) for query terms, read off the FTS vocabulary.
+
+        Each term goes through FTS5's own tokenizer (a scratch table in this connection's TEMP schema), so
+        "projects" is looked up as the stem "project"; a term of several tokens ("well-being") counts as its
+        rarest token, an upper bound of the phrase."""
+        with self._reading() as conn:
+            for ddl in _QUERY_VOCAB:
+                conn.execute(ddl)
+            conn.execute("DELETE FROM temp.query_tokens")
+            conn.executemany("INSERT INTO temp.query_tokens(rowid, text) VALUES(?, ?)", enumerate(terms, 1))
+            tokens: dict[int, list[str]] = {}
+            for doc, token in conn.execute("SELECT doc, term FROM temp.query_token_list"):
+                tokens.setdefault(int(doc), []).append(token)
+            unique = sorted({t for ts in tokens.values() for t in ts})
+            counts: dict[str, int] = {}
+            for part, marks in in_slices(unique):
+                counts.update(conn.execute(f"SELECT term, doc FROM temp.chunk_vocab WHERE term IN ({marks})", part))
+            (total,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(total), {
+            term: min((counts.get(t, 0) for t in tokens.get(i, [])), default=0) for i, term in enumerate(terms, 1)
+        }
 
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
         """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression."""
