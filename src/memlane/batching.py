@@ -24,7 +24,7 @@ from .config import BatchSettings
 from .embeddings.base import Vectors
 from .embeddings.remote import BatchProvider, BatchStatus
 from .errors import ProviderError
-from .store import EmbeddingKey, SQLiteStore
+from .store import EmbeddingKey, IndexStore
 
 FAILURE_LIMIT = 2
 
@@ -74,7 +74,7 @@ def _await(provider: BatchProvider, job_id: str, run: BatchRun, wait: bool) -> B
 
 
 def _finish(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: BatchProvider,
     key: EmbeddingKey,
     job_id: str,
@@ -113,7 +113,7 @@ def _finish(
 
 
 def collect_jobs(
-    store: SQLiteStore, provider: BatchProvider, key: EmbeddingKey, run: BatchRun, report: _Report, wait: bool
+    store: IndexStore, provider: BatchProvider, key: EmbeddingKey, run: BatchRun, report: _Report, wait: bool
 ) -> set[str]:
     """Collect the jobs an earlier sync started (waiting for them if ``wait``); the hashes still pending."""
     pending: set[str] = set()
@@ -132,7 +132,7 @@ def collect_jobs(
 
 
 def run_batches(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: BatchProvider,
     key: EmbeddingKey,
     texts: dict[str, str],

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import backup as backup_mod
 from .config import AgentConfig, memlane_home
 from .facts.entities import entity_hints
-from .store import SQLiteStore, fingerprint_json
+from .store import IndexStore, fingerprint_json
 from .workspace import MEMORY_DIRS, list_memory_files
 
 
@@ -28,7 +27,7 @@ class Check:
         return asdict(self)
 
 
-def diagnose(cfg: AgentConfig, workspace: Path, store: SQLiteStore, fingerprint: dict[str, object]) -> list[Check]:
+def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: dict[str, object]) -> list[Check]:
     """Every check, in order: the index file, its integrity, its settings, the files it knows, leftovers of
     interrupted writes, locks, Retain bullets, entity names, and the git backup."""
     checks = [_index_file(store), _integrity(store)]
@@ -69,27 +68,18 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: SQLiteStore, fingerprint:
     return checks
 
 
-def _index_file(store: SQLiteStore) -> Check:
+def _index_file(store: IndexStore) -> Check:
     if store.recovered:
         return Check("index file", False, store.recovered, "memlane index")
     return Check("index file", True, f"{store.path} ({store.size_bytes():,} bytes)")
 
 
-def _integrity(store: SQLiteStore) -> Check:
-    try:
-        conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True, timeout=5)
-        try:
-            result = conn.execute("PRAGMA quick_check").fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return Check("integrity", False, f"cannot check the index: {exc}", "memlane index --force")
-    if result != "ok":
-        return Check("integrity", False, f"SQLite quick_check: {result}", "memlane index --force")
-    return Check("integrity", True, "SQLite quick_check: ok")
+def _integrity(store: IndexStore) -> Check:
+    ok, detail = store.check_integrity()
+    return Check("integrity", ok, detail, None if ok else "memlane index --force")
 
 
-def _files(store: SQLiteStore, workspace: Path) -> Check:
+def _files(store: IndexStore, workspace: Path) -> Check:
     states = {p: s for p, s in store.file_states().items() if s.source == "memory"}
     disk = {f.path: f for f in list_memory_files(workspace)}
     unknown = sorted(p for p in disk if p not in states)

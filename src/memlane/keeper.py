@@ -24,7 +24,7 @@ from .errors import ProviderError
 from .facts.entities import EntityDirectory
 from .facts.recall import entity_directory
 from .sessions import list_sessions, sync_sessions
-from .store import FactFilter, SQLiteStore, StoredFact
+from .store import FactFilter, IndexStore, StoredFact, open_store
 from .sync import (
     PlanHook,
     Progress,
@@ -51,7 +51,7 @@ class IndexKeeper:
         self.sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
         self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this index's syncs
         self._choice = choice
-        self._store: SQLiteStore | None = None
+        self._store: IndexStore | None = None
         self._chunk_vectors = LiveVectors("chunks")
         self._fact_vectors = LiveVectors("facts")
         self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
@@ -68,11 +68,10 @@ class IndexKeeper:
         return self._choice
 
     @property
-    def store(self) -> SQLiteStore:
+    def store(self) -> IndexStore:
         with self.lock:
             if self._store is None:
-                store = self.settings.store
-                self._store = SQLiteStore(self.settings.store_path(self.config.agent_id), store.busy_timeout_ms)
+                self._store = open_store(self.settings, self.config.agent_id)
             return self._store
 
     @property

@@ -32,7 +32,7 @@ from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import read_session
 from .status import background_status, index_status
-from .store import SQLiteStore
+from .store import IndexStore
 from .sync import (
     PlanHook,
     Progress,
@@ -127,7 +127,7 @@ class Memory:
         return self.index.choice
 
     @property
-    def store(self) -> SQLiteStore:
+    def store(self) -> IndexStore:
         return self.index.store
 
     @property

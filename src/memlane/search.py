@@ -21,7 +21,7 @@ import numpy.typing as npt
 from .config import HybridSettings, QuerySettings
 from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
-from .store import SQLiteStore, StoredChunk
+from .store import IndexStore, StoredChunk
 from .vectors import KeyReader, VectorIndex
 
 T = TypeVar("T")
@@ -99,7 +99,7 @@ class _Candidate:
 
 
 def rank(
-    store: SQLiteStore,
+    store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
     vectors: VectorIndex | None,
@@ -139,7 +139,7 @@ def rank(
 
 
 def chunk_scores(
-    store: SQLiteStore,
+    store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
     vectors: VectorIndex | None,
@@ -153,7 +153,7 @@ def chunk_scores(
 
 
 def _score(
-    store: SQLiteStore,
+    store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
     vectors: VectorIndex | None,
@@ -233,7 +233,7 @@ PRUNE_MIN_CHUNKS = 5_000
 KEEP_TERMS = 3
 
 
-def keyword_match(store: SQLiteStore, query: str, max_share: float) -> str | None:
+def keyword_match(store: IndexStore, query: str, max_share: float) -> str | None:
     """The FTS5 expression for ``query``. On an index of ``PRUNE_MIN_CHUNKS`` or more, terms found in more
     than ``max_share`` of the chunks are left out while ``KEEP_TERMS`` rarer ones remain: BM25 gives them
     little weight, yet they made the slowest part of a search on real logs ("back", "previous",
@@ -276,7 +276,7 @@ def _score_keys(
 
 
 def _widen(
-    store: SQLiteStore, result: SearchResult, window: int, taken: list[SearchResult], terms: list[str]
+    store: IndexStore, result: SearchResult, window: int, taken: list[SearchResult], terms: list[str]
 ) -> SearchResult | None:
     """The result widened to ``window`` lines around its chunk; None if a better result already covers it.
 
@@ -333,7 +333,7 @@ def _rrf(
 
 
 def _mmr(
-    ranked: list[_Candidate], vectors: VectorIndex | None, store: SQLiteStore, lam: float, n: int
+    ranked: list[_Candidate], vectors: VectorIndex | None, store: IndexStore, lam: float, n: int
 ) -> list[_Candidate]:
     """Maximal marginal relevance: trade relevance against similarity to what is already picked."""
     if vectors is not None:

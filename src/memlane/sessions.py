@@ -25,7 +25,7 @@ from .chunking import chunk_markdown, whitespace_token_counter
 from .config import SessionDeltaSettings
 from .embeddings import EmbeddingProvider
 from .errors import PathError
-from .store import ChunkRow, FileState, SQLiteStore
+from .store import ChunkRow, FileState, IndexStore
 from .sync import ChunkPlan, SyncReport, chunk_rows, embed_into_cache, embedding_key, texts_to_embed
 
 PREFIX = "sessions/"
@@ -137,7 +137,7 @@ def _head(data: bytes) -> str:
 
 
 def sync_sessions(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: EmbeddingProvider | None,
     directory: Path,
     plan: ChunkPlan,

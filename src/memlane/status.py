@@ -12,7 +12,7 @@ from .embeddings import EmbeddingProvider, ProviderChoice
 from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.entities import entity_hints
-from .store import SQLiteStore
+from .store import IndexStore
 from .sync import effective_chunking, embedding_key
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def index_status(
     agent_id: str,
     workspace: Path,
     config: AgentConfig,
-    store: SQLiteStore,
+    store: IndexStore,
     choice: ProviderChoice,
     dirty: bool,
     background: Background | None,
@@ -87,7 +87,7 @@ def index_status(
     return info
 
 
-def facts_status(store: SQLiteStore) -> dict[str, Any]:
+def facts_status(store: IndexStore) -> dict[str, Any]:
     """The fact index: how many facts and entities, Retain bullets that could not be read, entity hints."""
     facts = store.facts
     names = [(n.norm, n.slug, n.path, n.how) for n in facts.entity_names()]
@@ -111,7 +111,7 @@ def background_status(bg: Background | None) -> dict[str, Any]:
     }
 
 
-def batch_status(store: SQLiteStore, provider: EmbeddingProvider | None, run: BatchRun) -> dict[str, Any]:
+def batch_status(store: IndexStore, provider: EmbeddingProvider | None, run: BatchRun) -> dict[str, Any]:
     """The vendor batch API: whether it is in use, its failures this run, jobs not yet collected."""
     if provider is None or not isinstance(provider, BatchProvider):
         return {"available": False}

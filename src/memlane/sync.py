@@ -29,7 +29,7 @@ from .facts.derive import FACTS_VERSION, FileFacts, derive_file
 from .facts.entities import entity_hints
 from .keys import KEYS_VERSION, chunk_keys, lead_line
 from .keywords import cjk_terms
-from .store import ChunkRow, EmbeddingKey, FileState, SQLiteStore, fingerprint_json
+from .store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
@@ -178,7 +178,7 @@ def files_differ(
 
 
 def sync_workspace(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: EmbeddingProvider | None,
     workspace: Path,
     chunking: ChunkingSettings,
@@ -208,7 +208,7 @@ def sync_workspace(
 
 
 def _sync_pass(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: EmbeddingProvider | None,
     workspace: Path,
     chunking: ChunkingSettings,
@@ -323,7 +323,7 @@ def _sync_pass(
     return report
 
 
-def _superseded(store: SQLiteStore, workspace: Path, path: str, listed: FileState | None) -> bool:
+def _superseded(store: IndexStore, workspace: Path, path: str, listed: FileState | None) -> bool:
     """Whether another sync committed ``path`` after this one listed it, recording exactly what is on disk
     now: then this sync's rows are the older ones and must not overwrite that. Call inside ``write()``."""
     now = store.indexed_state(path)
@@ -337,7 +337,7 @@ def _superseded(store: SQLiteStore, workspace: Path, path: str, listed: FileStat
 
 
 def _embed_missing(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: EmbeddingProvider,
     key: EmbeddingKey,
     todo: list[tuple[FileInfo, FileState, list[ChunkRow], FileFacts]],
@@ -399,7 +399,7 @@ def _embed_missing(
 
 
 def embed_into_cache(
-    store: SQLiteStore,
+    store: IndexStore,
     provider: EmbeddingProvider,
     key: EmbeddingKey,
     hashes: list[str],

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .store import EmbeddingKey, SQLiteStore
+from .store import EmbeddingKey, IndexStore
 
 # chunk seqs -> (owner chunk seq, said by an assistant, embedded yet, vector), a row per key
 KeyReader = Callable[
@@ -54,7 +54,7 @@ class LiveVectors:
         with self._lock:
             self._cached = None
 
-    def get(self, store: SQLiteStore, key: EmbeddingKey, dims: int) -> VectorIndex:
+    def get(self, store: IndexStore, key: EmbeddingKey, dims: int) -> VectorIndex:
         with self._lock:
             epoch, gen = store.generation()
             cached = self._cached

@@ -32,7 +32,7 @@ from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
 from ..keywords import STOPWORDS, match_expression
 from ..search import run_aside
-from ..store import FactFilter, SQLiteStore, StoredFact
+from ..store import FactFilter, IndexStore, StoredFact
 from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
@@ -116,7 +116,7 @@ class RecallResponse:
         return out
 
 
-def entity_directory(store: SQLiteStore) -> EntityDirectory:
+def entity_directory(store: IndexStore) -> EntityDirectory:
     """Every entity of the index: entity pages' names and the mentions no page names."""
     return EntityDirectory(
         [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
@@ -179,7 +179,7 @@ class _Candidate:
 
 
 def recall(
-    store: SQLiteStore,
+    store: IndexStore,
     query: str,
     *,
     settings: RecallSettings,

@@ -763,6 +763,18 @@ class SQLiteStore:
                 "cache_entries": c.execute("SELECT count(*) FROM embedding_cache").fetchone()[0],
             }
 
+    def check_integrity(self) -> tuple[bool, str]:
+        """(ok, what was found): SQLite's quick_check over a separate read-only connection."""
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5)
+            try:
+                result = conn.execute("PRAGMA quick_check").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            return False, f"cannot check the index: {exc}"
+        return result == "ok", f"SQLite quick_check: {result}"
+
     def size_bytes(self) -> int:
         total = 0
         for suffix in ("", "-wal"):
