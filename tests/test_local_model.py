@@ -118,6 +118,7 @@ def test_real_model_end_to_end_search(workspace: Path) -> None:
         assert chunks and max(provider.count_tokens([c.text for c in chunks])) <= BUNDLED_MAX_TOKENS - 2
         resp = mem.search("what went wrong with the webhook?")
         assert resp.provider == "local" and resp.model == "all-MiniLM-L6-v2" and resp.mode == "hybrid"
+        assert mem.status()["variant"] == "int8"
         assert resp.results[0].path == "memory/2026-01-06.md"
         # paraphrase with no shared keyword: only the vectors can find it
         para = mem.search("which relational store holds the invoices", min_score=0.2)

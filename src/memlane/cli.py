@@ -473,7 +473,8 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
     for line in facts["problemLines"][:10] + facts["hints"][:10]:
         click.echo(f"           {line}")
     click.echo(
-        f"provider   {info['provider'] or 'none'} / {info['model'] or '-'} ({info['dims'] or 0} dims): "
+        f"provider   {info['provider'] or 'none'} / {info['model'] or '-'}"
+        f"{' ' + info['variant'] if info.get('variant') else ''} ({info['dims'] or 0} dims): "
         f"{info['providerReason']}"
     )
     if info["fallback"]:
