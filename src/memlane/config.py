@@ -237,6 +237,9 @@ class MemorySearchSettings(_Model):
     experimental: ExperimentalSettings = ExperimentalSettings()
     sessions: SessionSourceSettings = SessionSourceSettings()
     prices: dict[str, Price] = Field(default_factory=dict)  # model -> price; merged over DEFAULT_PRICES
+    # Other agents whose memory this one searches read-only (shared.py): names, or "*" for every index found
+    # beside this agent's. Empty: nothing of another agent is visible.
+    shared: list[str] | Literal["*"] = Field(default_factory=list)
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model) or DEFAULT_PRICES.get(model)

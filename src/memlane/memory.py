@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import os
@@ -28,15 +29,17 @@ from .keeper import IndexKeeper
 from .llm import LlmDrafter
 from .reflect import ReflectReport, apply_changes
 from .reflect import plan as reflect_plan
-from .search import SearchResponse, chunk_scores, rank
+from .search import SearchResponse, SearchResult, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import read_session
+from .shared import SharedIndexes
 from .status import background_status, index_status
 from .store import IndexStore
 from .sync import (
     PlanHook,
     Progress,
     SyncReport,
+    embedding_key,
 )
 from .vectors import VectorIndex
 from .workspace import read_lines, resolve_memory_path
@@ -62,6 +65,7 @@ class Memory:
         self._lock = self.index.lock  # held while a read ranks; a sync takes it only to swap providers
         self._background: Background | None = None
         self._backed_up = time.time()  # when this Memory last backed up (started: a flush before it is not its)
+        self._shared: SharedIndexes | None = None  # other agents' indexes (memorySearch.shared), opened on use
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -120,6 +124,8 @@ class Memory:
             bg.stop()
             self._background = None
         self.index.close()
+        if self._shared is not None:
+            self._shared.close()
 
     # -- the index (kept by memlane.keeper)
     @property
@@ -201,6 +207,9 @@ class Memory:
                     fallback = {"from": provider.provider_id, "reason": str(exc)}
                     notes.append(f"query embedding failed, keyword search only: {exc}")
             results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now)
+            if self.settings.shared:
+                results, more = self._with_shared(results, query, query_vec, n, threshold, now)
+                notes.extend(more)
         if provider is None:
             notes.append("no embedding provider: keyword search only")
         return SearchResponse(
@@ -212,6 +221,26 @@ class Memory:
             notes=notes,
             stale=stale,
         )
+
+    def _with_shared(
+        self,
+        own: list[SearchResult],
+        query: str,
+        query_vec: Vectors | None,
+        n: int,
+        threshold: float,
+        now: dt.datetime | None,
+    ) -> tuple[list[SearchResult], list[str]]:
+        """This agent's hits and the shared agents' (shared.py), each tagged with its agent, best ``n``."""
+        if self._shared is None:
+            self._shared = SharedIndexes(self.settings, self.agent_id)
+        provider = self.choice.provider
+        key = embedding_key(provider) if provider is not None and query_vec is not None else None
+        dims = provider.dims if provider is not None else 0
+        others, notes = self._shared.search(query, query_vec, key, dims, n, threshold, now)
+        mine = [dataclasses.replace(r, agent=self.agent_id) for r in own]
+        merged = sorted(mine + others, key=lambda r: -r.score)[:n]
+        return merged, notes
 
     def recall(
         self,

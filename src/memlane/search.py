@@ -39,9 +39,10 @@ class SearchResult:
     source: str
     vector_score: float | None = None
     text_score: float | None = None
+    agent: str | None = None  # whose memory it is: set when memorySearch.shared brings other agents' hits
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        payload: dict[str, object] = {
             "path": self.path,
             "startLine": self.start_line,
             "endLine": self.end_line,
@@ -49,6 +50,9 @@ class SearchResult:
             "snippet": self.snippet,
             "source": self.source,
         }
+        if self.agent is not None:
+            payload["agent"] = self.agent
+        return payload
 
 
 @dataclass(frozen=True)

@@ -224,17 +224,7 @@ class SQLiteStore:
     """One agent's index in one SQLite file (WAL mode, one writer at a time)."""
 
     def __init__(self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
-        self.path = path
-        self.busy_timeout_ms = busy_timeout_ms
-        self._lock = threading.RLock()  # the writer connection
-        self._readers = threading.local()  # one reader connection per thread: reads run side by side
-        # Weak: a thread that ends drops its connection (closed when collected); close() closes the rest.
-        self._all_readers: weakref.WeakSet[_Connection] = weakref.WeakSet()
-        self._readers_lock = threading.Lock()
-        self.recovered: str | None = None  # why a broken file was moved aside, if it was
-        self.read_only: str | None = None  # why the index can only be read (its folder refuses writes)
-        self.migrated: list[str] = []  # migrations applied on open
-        self.facts = SQLiteFacts(self)
+        self._fields(path, busy_timeout_ms)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -253,6 +243,37 @@ class SQLiteStore:
             self._conn = self._connect()
             self._check()
 
+    def _fields(self, path: Path, busy_timeout_ms: int) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self._lock = threading.RLock()  # the writer connection
+        self._readers = threading.local()  # one reader connection per thread: reads run side by side
+        # Weak: a thread that ends drops its connection (closed when collected); close() closes the rest.
+        self._all_readers: weakref.WeakSet[_Connection] = weakref.WeakSet()
+        self._readers_lock = threading.Lock()
+        self.recovered: str | None = None  # why a broken file was moved aside, if it was
+        self.read_only: str | None = None  # why the index can only be read (its folder refuses writes)
+        self.migrated: list[str] = []  # migrations applied on open
+        self._shared = False  # another agent's index: read while its owner may write it
+        self.facts = SQLiteFacts(self)
+
+    @classmethod
+    def open_shared(cls, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> SQLiteStore:
+        """Another agent's index, to read only (``memorySearch.shared``): never created, migrated, recovered
+        or written here, and opened plainly read-only (not immutable), since its owner may be writing it."""
+        if not path.is_file():
+            raise IndexError_(f"no index at {path}")
+        store = cls.__new__(cls)
+        store._fields(path, busy_timeout_ms)
+        store.read_only = "another agent's index, shared to read"
+        store._shared = True
+        try:
+            store._conn = store._open()
+            store._check()
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"cannot read the index {path}: {exc}") from None
+        return store
+
     def _open_read_only(self, why: str) -> None:
         """Use the index as it is: searches answer from it, every write fails with ``why``."""
         self.read_only = why
@@ -265,7 +286,9 @@ class SQLiteStore:
     # -- opening, checking, recovering
     def _open(self) -> _Connection:
         # Read-only: immutable, since no one can write it either (no -wal or -shm can be made beside it).
-        target = f"file:{self.path}?mode=ro&immutable=1" if self.read_only else str(self.path)
+        target = str(self.path)
+        if self.read_only:
+            target = f"file:{self.path}?mode=ro" + ("" if self._shared else "&immutable=1")
         conn: _Connection = sqlite3.connect(
             target,
             uri=bool(self.read_only),

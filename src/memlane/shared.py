@@ -1,0 +1,106 @@
+"""Other agents' memory, searched read-only (``memorySearch.shared``).
+
+An agent sees nothing of another unless its settings name it: ``shared: ["ops", "research"]``, or ``"*"``
+for every agent whose index lies where this agent's ``store.path`` template puts one. Each of those
+indexes is opened read-only (:meth:`SQLiteStore.open_shared`: never created, migrated or written, and read
+while its owner may be writing it) and ranked with the same query and query vector; every hit carries the
+agent it came from. An index built with another embedding model has no vectors of this one: it is searched
+by keywords alone, and a note says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import threading
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .config import MemorySearchSettings
+from .errors import IndexError_
+from .search import SearchResult, rank
+from .store import EmbeddingKey, SQLiteStore
+from .vectors import LiveVectors
+
+
+class SharedIndexes:
+    """The other agents' indexes this agent may read, opened on first use and kept open."""
+
+    def __init__(self, settings: MemorySearchSettings, agent_id: str) -> None:
+        self._settings = settings
+        self._agent = agent_id
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[SQLiteStore, LiveVectors]] = {}
+
+    def agents(self) -> list[str]:
+        """The agents named by ``memorySearch.shared`` (``"*"``: every index beside this agent's), not itself."""
+        shared = self._settings.shared
+        if shared == "*":
+            template = self._settings.store_path("{agentId}")
+            if "{agentId}" not in template.name:
+                return []  # one fixed path for every agent: there are no others to find
+            prefix, _, suffix = template.name.partition("{agentId}")
+            found = sorted(
+                p.name[len(prefix) : len(p.name) - len(suffix)] for p in template.parent.glob(f"{prefix}*{suffix}")
+            )
+            names = [n for n in found if n]
+        else:
+            names = list(shared)
+        return [n for n in dict.fromkeys(names) if n != self._agent]
+
+    def search(
+        self,
+        query: str,
+        query_vec: npt.NDArray[np.float32] | None,
+        key: EmbeddingKey | None,
+        dims: int,
+        max_results: int,
+        min_score: float,
+        now: dt.datetime | None,
+    ) -> tuple[list[SearchResult], list[str]]:
+        """The best ``max_results`` hits of each shared agent, tagged with it, and notes on what could not be read."""
+        results: list[SearchResult] = []
+        notes: list[str] = []
+        for agent in self.agents():
+            try:
+                store, live = self._store(agent)
+            except IndexError_ as exc:
+                notes.append(f"shared agent {agent!r} skipped: {exc}")
+                continue
+            vectors = None
+            if query_vec is not None and key is not None:
+                vectors = live.get(store, key, dims)
+                if not len(vectors.seqs):
+                    vectors = None
+                    if store.counts()["chunks"]:
+                        notes.append(f"shared agent {agent!r} has no vectors of this model: keyword search there")
+            hits, _ = rank(
+                store,
+                query,
+                query_vec if vectors is not None else None,
+                vectors,
+                self._settings.query,
+                max_results,
+                min_score,
+                now,
+            )
+            results.extend(dataclasses.replace(hit, agent=agent) for hit in hits)
+        return results, notes
+
+    def _store(self, agent: str) -> tuple[SQLiteStore, LiveVectors]:
+        with self._lock:
+            if agent not in self._open:
+                path: Path = self._settings.store_path(agent)
+                self._open[agent] = (
+                    SQLiteStore.open_shared(path, self._settings.store.busy_timeout_ms),
+                    LiveVectors("chunks"),
+                )
+            return self._open[agent]
+
+    def close(self) -> None:
+        with self._lock:
+            for store, _ in self._open.values():
+                store.close()
+            self._open.clear()

@@ -1,0 +1,79 @@
+"""memorySearch.shared: another agent's memory, searched read-only, each hit naming its agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import memlane
+from conftest import FakeEmbedder, write
+from memlane.tools import run_tool
+
+
+def _index_files(home: Path, agent: str) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in (home / "memory").glob(f"{agent}.sqlite*")}
+
+
+def _agents(tmp_path: Path, fake: FakeEmbedder) -> tuple[Path, Path]:
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a, "memory/2026-01-05.md", "# Ops\n\n- The zebra migration moves the billing cluster on Friday.\n")
+    write(b, "memory/2026-01-05.md", "# Research\n\n- Lunch with the team about the survey results.\n")
+    for ws, agent in ((a, "a"), (b, "b")):
+        with memlane.open(ws, agent=agent, provider=fake) as mem:
+            mem.sync()
+    return a, b
+
+
+def test_nothing_of_another_agent_is_visible_unless_configured(
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path
+) -> None:
+    _, b = _agents(tmp_path, fake)
+    with memlane.open(b, agent="b", provider=fake) as mem:
+        resp = mem.search("zebra migration billing cluster", min_score=0)
+        assert all(r.agent is None and r.path.startswith("memory/") for r in resp.results)
+        assert not any("zebra" in r.snippet for r in resp.results)
+
+
+def test_shared_agent_hits_carry_their_agent_and_leave_its_index_untouched(
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path
+) -> None:
+    _, b = _agents(tmp_path, fake)
+    before = _index_files(memlane_home, "a")
+    with memlane.open(b, agent="b", provider=fake, shared=["a", "ghost"]) as mem:
+        resp = mem.search("zebra migration billing cluster")
+        top = resp.results[0]
+        assert top.agent == "a" and "zebra migration" in top.snippet and top.path == "memory/2026-01-05.md"
+        assert any("'ghost' skipped: no index" in n for n in resp.notes)
+        assert resp.mode == "hybrid"
+        lunch = mem.search("lunch survey results")
+        assert lunch.results[0].agent == "b"  # its own hits are tagged too
+        payload = run_tool(mem, "memory_search", {"query": "zebra migration"})
+        assert payload["results"][0]["agent"] == "a"
+    after = _index_files(memlane_home, "a")
+    assert after["a.sqlite"] == before["a.sqlite"]  # opened read-only: the database is not written
+    # a WAL reader needs the -shm (SQLite makes it, and an empty -wal, when no one has the file open)
+    assert after.get("a.sqlite-wal", (0, 0))[0] == 0
+
+
+def test_shared_index_is_read_live_while_its_owner_writes(
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path
+) -> None:
+    a, b = _agents(tmp_path, fake)
+    with memlane.open(b, agent="b", provider=fake, shared="*") as reader:
+        assert reader.search("zebra migration").results[0].agent == "a"  # "*" found a's index beside b's
+        write(a, "memory/2026-01-06.md", "# Ops\n\n- The quokka rollout starts on Monday.\n")
+        with memlane.open(a, agent="a", provider=fake) as owner:
+            owner.sync()
+        hit = reader.search("quokka rollout").results[0]
+        assert hit.agent == "a" and "quokka" in hit.snippet
+
+
+def test_an_index_of_another_model_is_searched_by_keywords_and_says_so(
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path
+) -> None:
+    _, b = _agents(tmp_path, fake)
+    other = FakeEmbedder(model="fake-2", dims=32)
+    with memlane.open(b, agent="b", provider=other, shared=["a"]) as mem:
+        mem.sync()
+        resp = mem.search("zebra migration billing cluster")
+        assert resp.results[0].agent == "a" and resp.results[0].vector_score is None
+        assert any("'a' has no vectors of this model" in n for n in resp.notes)
