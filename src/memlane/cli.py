@@ -158,7 +158,8 @@ def _print_response(resp: SearchResponse, as_json: bool) -> None:
         click.echo("no results")
         return
     for r in resp.results:
-        click.echo(click.style(f"{r.path}:{r.start_line}-{r.end_line}", bold=True) + f"  score {r.score:.3f}")
+        where = f"{r.agent}: " if r.agent else ""  # another agent's memory (memorySearch.shared)
+        click.echo(click.style(f"{where}{r.path}:{r.start_line}-{r.end_line}", bold=True) + f"  score {r.score:.3f}")
         for line in r.snippet.splitlines():
             click.echo(f"    {line}")
         click.echo()
