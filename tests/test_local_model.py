@@ -62,6 +62,16 @@ def test_int8_graph_is_prepared_once_and_fingerprinted(tmp_path: Path) -> None:
         LocalEmbedder(quantize="int4")
 
 
+def test_a_garbled_prepared_graph_is_rebuilt(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    LocalEmbedder(cache_dir=cache).embed_query("build it")
+    (built,) = cache.glob("*.onnx")
+    good = built.read_bytes()
+    built.write_bytes(good[: len(good) // 3])  # a cache file cut short
+    vec = LocalEmbedder(cache_dir=cache).embed_query("still embeds")
+    assert vec.shape == (384,) and built.read_bytes() == good  # derived again, byte for byte
+
+
 def test_unwritable_cache_falls_back_to_a_temp_folder(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")

@@ -160,16 +160,23 @@ class LocalEmbedder:
                     opts.log_severity_level = 3
                     if query:
                         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                    graph = self._onnx
-                    if self.variant == "int8":
-                        graph = prepared_graph(self._onnx, self._cache_dir)
-                    try:
-                        session = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
-                    except Exception as exc:
-                        raise ProviderError(f"cannot load ONNX model {self._onnx}: {exc}") from None
+                    session = self._load(ort, opts)
                     self._inputs = {i.name for i in session.get_inputs()}
                     setattr(self, name, session)
         return getattr(self, name)
+
+    def _load(self, ort: Any, opts: Any) -> Any:
+        """An InferenceSession of the shipped graph, or of the prepared int8 one. A prepared graph that does
+        not load (a truncated or garbled cache file) is derived data: it is deleted and built again, once."""
+        for attempt in (1, 2):
+            graph = prepared_graph(self._onnx, self._cache_dir) if self.variant == "int8" else self._onnx
+            try:
+                return ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime raises its own exception types
+                if graph == self._onnx or attempt == 2:
+                    raise ProviderError(f"cannot load ONNX model {graph}: {exc}") from None
+                graph.unlink(missing_ok=True)
+        raise AssertionError("unreachable")
 
     def _probe_dims(self) -> int:
         return int(self._run(["dimension probe"]).shape[1])
