@@ -19,7 +19,8 @@ DESCRIPTIONS = {
     "memory_search": (
         "Search the agent's long-term memory (MEMORY.md, memory/*.md, bank/*.md) for notes relevant to a "
         "question: prior decisions, preferences, people, dates, IDs. Returns snippets with file path and line "
-        "range; call memory_get to read more around a hit."
+        "range; call memory_get to read more around a hit. With shared memory configured, each hit names its "
+        "'agent'; a hit from another agent is read-only and memory_get reads only your own files."
     ),
     "memory_recall": (
         "Recall facts (the '## Retain' bullets of memory files): a small bundle answering 'tell me about Alice', "
