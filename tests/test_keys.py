@@ -201,17 +201,41 @@ def test_sync_marks_the_keys_of_an_assistants_answer(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     answer = "\n".join(f"  {i}. idea number {i} " + "with more words " * 12 for i in range(1, 12))
     write(ws, "memory/2024-03-02.md", f"- [S1:1] user: ideas for dinner?\n- [S1:2] assistant: Sure:\n{answer}\n")
-    with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True}) as mem:
+    chunking = {"keys": True, "assistantKeys": True}
+    with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking=chunking) as mem:
         mem.sync()
-        db = mem.store.path
-    conn = sqlite3.connect(db)
-    rows = conn.execute(
-        "SELECT c.start_line, k.assistant FROM chunk_keys k JOIN chunks c ON c.seq = k.chunk_seq ORDER BY c.start_line"
-    ).fetchall()
-    conn.close()
+        rows = _key_rows(mem.store.path)
     inside = [a for start, a in rows if start > 2]  # chunks that start inside the answer
     assert inside and all(inside)  # the answer's lines are the assistant's, though no line there says so
     assert (1, 0) in rows  # the user's question is not
+
+
+def _key_rows(db: Path) -> list[tuple[int, int]]:
+    conn = sqlite3.connect(db)
+    try:
+        sql = "SELECT c.start_line, k.assistant FROM chunk_keys k JOIN chunks c ON c.seq = k.chunk_seq ORDER BY 1"
+        return [(int(s), int(a)) for s, a in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def test_an_assistants_items_are_not_keyed_by_default(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    answer = "\n".join(f"  {i}. idea number {i} " + "with more words " * 12 for i in range(1, 12))
+    write(ws, "memory/2024-03-02.md", f"- [S1:1] user: ideas for dinner?\n- [S1:2] assistant: Sure:\n{answer}\n")
+    with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True}) as mem:
+        mem.sync()
+        rows = _key_rows(mem.store.path)
+        status = mem.status()["chunking"]["keys"]
+        assert status["enabled"] and not status["assistant"]
+        fingerprint = mem.store.meta()["fingerprint"]
+    assert rows and all(a == 0 for _, a in rows)  # the user's items only
+    assert {start for start, _ in rows} == {1}  # chunks inside the answer carry no key at all
+    # turning them on is another index: the fingerprint changes, so the next sync rebuilds it
+    with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True, "assistantKeys": True}) as mem:
+        mem.sync()
+        assert mem.store.meta()["fingerprint"] != fingerprint
+        assert any(a for _, a in _key_rows(mem.store.path))
 
 
 def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> None:
@@ -237,7 +261,7 @@ def test_status_counts_keys_and_those_not_embedded_yet(tmp_path: Path) -> None:
     with memlane.open(ws, provider=FakeEmbedder(), chunking={"keys": True}) as mem:
         mem.sync()
         keys = mem.status()["chunking"]["keys"]
-        assert keys == {"enabled": True, "count": 3, "withoutVector": 0}
+        assert keys == {"enabled": True, "assistant": False, "count": 3, "withoutVector": 0}
         conn = sqlite3.connect(mem.store.path)
         conn.execute("DELETE FROM embedding_cache WHERE hash IN (SELECT hash FROM chunk_keys LIMIT 2)")
         conn.commit()

@@ -110,6 +110,9 @@ class ChunkingSettings(_Model):
     # Also embed each item of a chunk with its neighbours (keys.py): ~3x the texts to embed. "auto": with the
     # bundled local model only, where embedding costs nothing but time; a paid API must be asked for it.
     keys: bool | Literal["auto"] = "auto"
+    # Keys for an assistant's items too ("assistant: ..." lines of transcripts and chat logs). They were 70% of
+    # the keys of real chat logs and changed no ranking they were measured on (docs/DESIGN.md §15): off.
+    assistant_keys: bool = False
 
     @model_validator(mode="after")
     def _overlap_below_tokens(self) -> ChunkingSettings:

@@ -74,6 +74,7 @@ def index_status(
             "overlap": plan.overlap,
             "keys": {
                 "enabled": plan.keys,
+                "assistant": plan.assistant_keys,
                 "count": counts["chunk_keys"],
                 "withoutVector": store.keys_without_vectors(embedding_key(provider)) if provider else 0,
             },

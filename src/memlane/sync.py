@@ -101,6 +101,7 @@ class ChunkPlan:
     tokens: int
     overlap: int
     keys: bool = False  # chunks carry keys (keys.py): only with a provider to embed them
+    assistant_keys: bool = False  # an assistant's items are keyed too
 
 
 def effective_chunking(settings: ChunkingSettings, provider: EmbeddingProvider | None) -> ChunkPlan:
@@ -110,9 +111,10 @@ def effective_chunking(settings: ChunkingSettings, provider: EmbeddingProvider |
         return ChunkPlan(settings.tokens, settings.overlap)
     keys = provider.provider_id == "local" if settings.keys == "auto" else settings.keys
     limit = max(provider.max_tokens - 2, 8)
+    assistant = keys and settings.assistant_keys
     if settings.tokens <= limit:
-        return ChunkPlan(settings.tokens, settings.overlap, keys)
-    return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens), keys)
+        return ChunkPlan(settings.tokens, settings.overlap, keys, assistant)
+    return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens), keys, assistant)
 
 
 def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, workspace: Path) -> dict[str, object]:
@@ -124,7 +126,8 @@ def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, works
         "chunkTokens": plan.tokens,
         "chunkOverlap": plan.overlap,
         "chunker": CHUNKER_VERSION,
-        "keys": KEYS_VERSION if plan.keys else 0,
+        # an index keyed before assistant keys could be left out had them all: it keeps its number
+        "keys": (KEYS_VERSION if plan.assistant_keys else f"{KEYS_VERSION}-user") if plan.keys else 0,
         "facts": FACTS_VERSION,
         "workspace": str(workspace.resolve()),
     }
@@ -139,9 +142,16 @@ def _read(info: FileInfo) -> str:
 
 
 def chunk_rows(
-    path: str, source: str, lines: list[str], chunks: list[Chunk], keyed: bool, base: int = 0
+    path: str,
+    source: str,
+    lines: list[str],
+    chunks: list[Chunk],
+    keyed: bool,
+    base: int = 0,
+    assistant_keys: bool = True,
 ) -> list[ChunkRow]:
-    """The rows of a file's chunks (numbered ``base`` lines further down), with their keys if ``keyed``;
+    """The rows of a file's chunks (numbered ``base`` lines further down), with their keys if ``keyed`` (an
+    assistant's items only with ``assistant_keys``);
     ``lines`` are the text the chunks were cut from."""
     rows = []
     for c in chunks:
@@ -150,7 +160,7 @@ def chunk_rows(
         keys: tuple[tuple[str, str, bool], ...] = ()
         if keyed:
             found = chunk_keys(c.text, lead_line(lines, c.start_line - 1))
-            keys = tuple((text_hash(k.text), k.text, k.assistant) for k in found)
+            keys = tuple((text_hash(k.text), k.text, k.assistant) for k in found if assistant_keys or not k.assistant)
         rows.append(ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys))
     return rows
 
@@ -256,7 +266,7 @@ def _sync_pass(
             report.files_unchanged += 1
             continue
         chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan.keys)
+        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan.keys, assistant_keys=plan.assistant_keys)
         todo.append((info, state, rows, derive_file(info.path, text)))
         if old is None:
             report.files_added += 1
