@@ -25,11 +25,9 @@ asserts nothing.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import random
-import re
 import resource
 import shutil
 import subprocess
@@ -43,6 +41,7 @@ import numpy as np
 
 import locomo_data
 import memlane
+from locomo import convert_lme, question_date
 from memlane.embeddings.base import Vectors, normalize_rows
 from memlane.embeddings.local import LocalEmbedder
 from memlane.search import rank
@@ -261,10 +260,8 @@ def real_text_latency(work: Path, overrides: dict[str, object] | None = None) ->
     if not data.exists():
         print("real-text row skipped: ../shared/bench/longmemeval is not there")
         return None
+    convert_lme(data, work / "workspaces", pooled=True)
     ws = work / "workspaces" / "pooled"
-    if not ws.exists():
-        cmd = [sys.executable, str(LME / "lme_to_workspace.py"), str(data), str(work / "workspaces"), "--pooled"]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     questions = [json.loads(x) for x in (ws / "queries.jsonl").read_text().splitlines() if x.strip()]
     store = work / "stores" / "pooled.sqlite"
     store.parent.mkdir(parents=True, exist_ok=True)
@@ -279,7 +276,7 @@ def real_text_latency(work: Path, overrides: dict[str, object] | None = None) ->
         settings = mem.settings.query
         total, embed, ranking, keyword = [], [], [], []
         for q in questions:
-            now = question_date(q["question_date"])
+            now = question_date(q)
             t = time.perf_counter()
             mem.search(q["question"], now=now)  # end to end, the query embedded for the first time
             total.append((time.perf_counter() - t) * 1000)
@@ -300,11 +297,6 @@ def real_text_latency(work: Path, overrides: dict[str, object] | None = None) ->
     out["keyword_p50_ms"], _ = pct(keyword)
     out["questions"] = len(questions)
     return out
-
-
-def question_date(text: str) -> dt.datetime | None:
-    m = re.match(r"(\d{4})/(\d{1,2})/(\d{1,2})\D+(\d{1,2}):(\d{2})", text or "")
-    return dt.datetime(*(int(g) for g in m.groups())) if m else None
 
 
 def main() -> None:

@@ -78,6 +78,14 @@ def run_conv(
     return out
 
 
+def convert_lme(data: Path, out: Path, pooled: bool) -> None:
+    """LongMemEval as memlane workspaces under ``out`` (once): a workspace per question, or one for all."""
+    if out.exists():
+        return
+    cmd = [sys.executable, str(LME / "lme_to_workspace.py"), str(data), str(out), *(["--pooled"] if pooled else [])]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
 def question_date(q: dict[str, Any]) -> dt.datetime | None:
     """LongMemEval's ``question_date`` ("2023/05/30 (Tue) 22:42"): the present of the question."""
     m = re.match(r"(\d{4})/(\d{1,2})/(\d{1,2})\D+(\d{1,2}):(\d{2})", q.get("question_date") or "")
@@ -138,9 +146,7 @@ def suite_workspaces(name: str, args: argparse.Namespace) -> tuple[Path, list[Pa
         return work, convs
     pooled = name == "lme-pooled"
     work = args.lme_work / ("pooled" if pooled else "turns")
-    if not (work / "workspaces").exists():
-        cmd = [sys.executable, str(LME / "lme_to_workspace.py"), str(args.lme_data), str(work / "workspaces")]
-        subprocess.run([*cmd, *(["--pooled"] if pooled else [])], check=True, stdout=subprocess.DEVNULL)
+    convert_lme(args.lme_data, work / "workspaces", pooled)
     wss = sorted(p for p in (work / "workspaces").iterdir() if (p / "queries.jsonl").exists())
     if args.lme_every > 1 and not pooled:
         wss = wss[:: args.lme_every]

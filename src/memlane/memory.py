@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import logging
 import os
@@ -29,7 +28,7 @@ from .keeper import IndexKeeper
 from .llm import LlmDrafter
 from .reflect import ReflectReport, apply_changes
 from .reflect import plan as reflect_plan
-from .search import SearchResponse, SearchResult, chunk_scores, rank
+from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import read_session
 from .shared import SharedIndexes
@@ -39,7 +38,6 @@ from .sync import (
     PlanHook,
     Progress,
     SyncReport,
-    embedding_key,
 )
 from .vectors import VectorIndex
 from .workspace import read_lines, resolve_memory_path
@@ -208,7 +206,9 @@ class Memory:
                     notes.append(f"query embedding failed, keyword search only: {exc}")
             results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now)
             if self.settings.shared:
-                results, more = self._with_shared(results, query, query_vec, n, threshold, now)
+                if self._shared is None:
+                    self._shared = SharedIndexes(self.settings, self.agent_id)
+                results, more = self._shared.merge(results, query, query_vec, provider, n, threshold, now)
                 notes.extend(more)
         if provider is None:
             notes.append("no embedding provider: keyword search only")
@@ -221,26 +221,6 @@ class Memory:
             notes=notes,
             stale=stale,
         )
-
-    def _with_shared(
-        self,
-        own: list[SearchResult],
-        query: str,
-        query_vec: Vectors | None,
-        n: int,
-        threshold: float,
-        now: dt.datetime | None,
-    ) -> tuple[list[SearchResult], list[str]]:
-        """This agent's hits and the shared agents' (shared.py), each tagged with its agent, best ``n``."""
-        if self._shared is None:
-            self._shared = SharedIndexes(self.settings, self.agent_id)
-        provider = self.choice.provider
-        key = embedding_key(provider) if provider is not None and query_vec is not None else None
-        dims = provider.dims if provider is not None else 0
-        others, notes = self._shared.search(query, query_vec, key, dims, n, threshold, now)
-        mine = [dataclasses.replace(r, agent=self.agent_id) for r in own]
-        merged = sorted(mine + others, key=lambda r: -r.score)[:n]
-        return merged, notes
 
     def recall(
         self,

@@ -244,14 +244,12 @@ def keyword_match(store: IndexStore, query: str, max_share: float) -> str | None
     "conversation" in a 20-word question: 50 ms of FTS at p95 over 34k chunks; docs/DESIGN.md §15)."""
     terms = query_terms(query)
     content = content_terms(terms)
-    if max_share >= 1 or len(content) <= KEEP_TERMS:
-        return match_expression(query)
-    total, freq = store.term_frequencies(content)
-    if total < PRUNE_MIN_CHUNKS:
-        return match_expression(query)
-    rarest = sorted(content, key=lambda t: freq[t])[:KEEP_TERMS]
-    kept = [t for t in content if t in rarest or freq[t] <= max_share * total]
-    return match_expression(query, terms=kept)
+    if max_share < 1 and len(content) > KEEP_TERMS:
+        total, freq = store.term_frequencies(content)
+        if total >= PRUNE_MIN_CHUNKS:
+            rarest = sorted(content, key=freq.__getitem__)[:KEEP_TERMS]
+            content = [t for t in content if t in rarest or freq[t] <= max_share * total]
+    return match_expression(query, terms=content or terms)
 
 
 def _score_keys(

@@ -184,7 +184,7 @@ def sync_sessions(
         rows: list[ChunkRow] = []
         if rendered:
             chunks = chunk_markdown("\n".join(rendered), plan.tokens, plan.overlap, count)
-            rows = chunk_rows(rel, "sessions", rendered, chunks, plan.keys, base, plan.assistant_keys)
+            rows = chunk_rows(rel, "sessions", rendered, chunks, plan, base)
         offset = start + len(data)
         state = SessionState(offset, base + len(rendered), prior_messages + messages, _head(head_bytes[:offset]))
         work.append((rel, FileState(state.encode(), st.st_mtime_ns, state.offset, "sessions"), rows, reset))

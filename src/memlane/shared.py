@@ -19,9 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .config import MemorySearchSettings
+from .embeddings import EmbeddingProvider
 from .errors import IndexError_
 from .search import SearchResult, rank
 from .store import EmbeddingKey, SQLiteStore
+from .sync import embedding_key
 from .vectors import LiveVectors
 
 
@@ -50,7 +52,25 @@ class SharedIndexes:
             names = list(shared)
         return [n for n in dict.fromkeys(names) if n != self._agent]
 
-    def search(
+    def merge(
+        self,
+        own: list[SearchResult],
+        query: str,
+        query_vec: npt.NDArray[np.float32] | None,
+        provider: EmbeddingProvider | None,
+        max_results: int,
+        min_score: float,
+        now: dt.datetime | None,
+    ) -> tuple[list[SearchResult], list[str]]:
+        """``own`` (this agent's hits) and each shared agent's, every hit tagged with its agent, the best
+        ``max_results`` of them; and notes on what could not be read."""
+        key = embedding_key(provider) if provider is not None and query_vec is not None else None
+        dims = provider.dims if provider is not None else 0
+        others, notes = self._search(query, query_vec, key, dims, max_results, min_score, now)
+        mine = [dataclasses.replace(r, agent=self._agent) for r in own]
+        return sorted(mine + others, key=lambda r: -r.score)[:max_results], notes
+
+    def _search(
         self,
         query: str,
         query_vec: npt.NDArray[np.float32] | None,

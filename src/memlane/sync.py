@@ -142,25 +142,20 @@ def _read(info: FileInfo) -> str:
 
 
 def chunk_rows(
-    path: str,
-    source: str,
-    lines: list[str],
-    chunks: list[Chunk],
-    keyed: bool,
-    base: int = 0,
-    assistant_keys: bool = True,
+    path: str, source: str, lines: list[str], chunks: list[Chunk], plan: ChunkPlan, base: int = 0
 ) -> list[ChunkRow]:
-    """The rows of a file's chunks (numbered ``base`` lines further down), with their keys if ``keyed`` (an
-    assistant's items only with ``assistant_keys``);
+    """The rows of a file's chunks (numbered ``base`` lines further down), with the keys ``plan`` asks for;
     ``lines`` are the text the chunks were cut from."""
     rows = []
     for c in chunks:
         s, e = c.start_line + base, c.end_line + base
         cid = text_hash(f"{source}:{path}:{s}:{e}:{c.hash}")
         keys: tuple[tuple[str, str, bool], ...] = ()
-        if keyed:
+        if plan.keys:
             found = chunk_keys(c.text, lead_line(lines, c.start_line - 1))
-            keys = tuple((text_hash(k.text), k.text, k.assistant) for k in found if assistant_keys or not k.assistant)
+            keys = tuple(
+                (text_hash(k.text), k.text, k.assistant) for k in found if plan.assistant_keys or not k.assistant
+            )
         rows.append(ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys))
     return rows
 
@@ -266,7 +261,7 @@ def _sync_pass(
             report.files_unchanged += 1
             continue
         chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan.keys, assistant_keys=plan.assistant_keys)
+        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan)
         todo.append((info, state, rows, derive_file(info.path, text)))
         if old is None:
             report.files_added += 1

@@ -16,6 +16,7 @@ when the graph returns token states.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -168,15 +169,13 @@ class LocalEmbedder:
     def _load(self, ort: Any, opts: Any) -> Any:
         """An InferenceSession of the shipped graph, or of the prepared int8 one. A prepared graph that does
         not load (a truncated or garbled cache file) is derived data: it is deleted and built again, once."""
-        for attempt in (1, 2):
-            graph = prepared_graph(self._onnx, self._cache_dir) if self.variant == "int8" else self._onnx
-            try:
-                return ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
-            except Exception as exc:  # onnxruntime raises its own exception types
-                if graph == self._onnx or attempt == 2:
-                    raise ProviderError(f"cannot load ONNX model {graph}: {exc}") from None
-                graph.unlink(missing_ok=True)
-        raise AssertionError("unreachable")
+        if self.variant != "int8":
+            return _session(ort, opts, self._onnx)
+        graph = prepared_graph(self._onnx, self._cache_dir)
+        with contextlib.suppress(ProviderError):
+            return _session(ort, opts, graph)
+        graph.unlink(missing_ok=True)
+        return _session(ort, opts, prepared_graph(self._onnx, self._cache_dir))
 
     def _probe_dims(self) -> int:
         return int(self._run(["dimension probe"]).shape[1])
@@ -216,6 +215,13 @@ class LocalEmbedder:
     def _embed_one(self, text: str) -> Vectors:
         vec: Vectors = self._run([text], query=True)[0]
         return vec
+
+
+def _session(ort: Any, opts: Any, graph: Path) -> Any:
+    try:
+        return ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ProviderError(f"cannot load ONNX model {graph}: {exc}") from None
 
 
 @lru_cache(maxsize=4)
