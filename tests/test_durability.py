@@ -17,6 +17,9 @@ from conftest import FakeEmbedder, write
 from memlane.cli import cli
 from memlane.writer import workspace_lock
 
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
+
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
@@ -171,12 +174,13 @@ def test_archive_moves_old_logs_and_the_index_follows_without_embedding(tmp_path
 def test_archive_waits_for_a_writer(tmp_path: Path) -> None:
     write(tmp_path, "memory/2020-01-01.md", "old\n")
     done = threading.Event()
-    with memlane.open(tmp_path, provider="none") as mem, workspace_lock(tmp_path, exclusive=False):
-        t = threading.Thread(target=lambda: (mem.archive(30), done.set()))
-        t.start()
-        time.sleep(0.3)
-        assert not done.is_set() and (tmp_path / "memory/2020-01-01.md").exists()
-    t.join(30)
+    with memlane.open(tmp_path, provider="none") as mem:
+        with workspace_lock(tmp_path, exclusive=False):
+            t = threading.Thread(target=lambda: (mem.archive(30), done.set()))
+            t.start()
+            time.sleep(0.3)
+            assert not done.is_set() and (tmp_path / "memory/2020-01-01.md").exists()
+        t.join(30)  # inside: the archive's index update must not outlive the memory it uses
     assert done.is_set() and (tmp_path / "memory/archive/2020/2020-01-01.md").exists()
 
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 import memlane
 from conftest import FakeEmbedder, kill_during_reindex, write
 from memlane.facts.derive import derive_file
+
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
 
 
 def facts_of(mem: memlane.Memory, path: str) -> list[tuple[int, str, str | None, str | None, str | None]]:
@@ -98,6 +103,7 @@ def test_removed_files_take_their_facts_and_names_with_them(fact_workspace: Path
         )
 
 
+@pytest.mark.sqlite_only
 def test_a_version_1_index_is_migrated_and_facts_derived_from_the_cache(
     fact_workspace: Path, fake: FakeEmbedder
 ) -> None:

@@ -8,7 +8,6 @@ import datetime as dt
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -21,10 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, another_writer, write
 from memlane.chunking import chunk_markdown
 from memlane.keywords import match_expression
 from memlane.sessions import render
+
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
 
 CHILD = textwrap.dedent(
     """
@@ -47,6 +49,7 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.sqlite_only
 def test_a_full_disk_is_a_clear_error_and_loses_nothing(workspace: Path, memlane_home: Path) -> None:
     with memlane.open(workspace, provider=FakeEmbedder()) as mem:
         mem.sync()
@@ -109,6 +112,7 @@ def _same_as_a_clean_rebuild(workspace: Path, home: Path) -> None:
     assert got == want
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("damage", ["truncated", "missing"])
 def test_a_damaged_or_missing_wal_is_survived(workspace: Path, memlane_home: Path, damage: str) -> None:
     db = _killed_with_wal(workspace, memlane_home)
@@ -145,6 +149,7 @@ def immutable(folder: Path) -> Iterator[None]:
         subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
+@pytest.mark.sqlite_only
 def test_a_read_only_index_folder_still_answers_and_says_why_it_cannot_update(
     workspace: Path, memlane_home: Path
 ) -> None:
@@ -170,16 +175,11 @@ def test_a_read_only_index_folder_still_answers_and_says_why_it_cannot_update(
 def test_an_index_held_by_another_program_is_a_clear_error_and_reads_go_on(workspace: Path) -> None:
     with memlane.open(workspace, provider=FakeEmbedder(), store={"busyTimeoutMs": 300}) as mem:
         mem.sync()
-        other = sqlite3.connect(mem.store.path, timeout=1)
-        other.execute("BEGIN EXCLUSIVE")  # another program holds the write lock
-        try:
+        with another_writer(mem):  # another program holds the write lock
             write(workspace, "memory/2026-06-01.md", "- blocked heron\n")
             with pytest.raises(memlane.IndexError_, match=r"another program holds the index for more than 0\.3 s"):
                 mem.sync()
-            assert mem.search("Kubernetes", min_score=0).results  # reads do not wait (WAL)
-        finally:
-            other.rollback()
-            other.close()
+            assert mem.search("Kubernetes", min_score=0).results  # reads do not wait (WAL, or the server)
         mem.sync()
         assert mem.search("blocked heron", min_score=0).results[0].path == "memory/2026-06-01.md"
 
@@ -192,6 +192,7 @@ _ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_siz
 _MARKDOWN_LINES = st.sampled_from(["# h", "```", "~~~", "## Retain", "- W @A: x", ""])
 
 
+@pytest.mark.no_store
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(_ANY_TEXT, _MARKDOWN_LINES), max_size=40), st.integers(8, 120))
 def test_fuzz_the_chunker(lines: list[str], tokens: int) -> None:
@@ -202,6 +203,7 @@ def test_fuzz_the_chunker(lines: list[str], tokens: int) -> None:
         assert 1 <= c.start_line <= c.end_line <= max(count, 1) and c.text.strip()
 
 
+@pytest.mark.no_store
 @settings(max_examples=300, deadline=None)
 @given(_ANY_TEXT)
 def test_fuzz_the_query_parsers(query: str) -> None:
@@ -251,6 +253,7 @@ _CONFIG = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.no_store
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(_CONFIG, _JSON))
 def test_fuzz_config_files(data: Any) -> None:
@@ -258,6 +261,7 @@ def test_fuzz_config_files(data: Any) -> None:
         memlane.config.resolve(data if isinstance(data, dict) else {"agents": data})
 
 
+@pytest.mark.no_store
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=600), st.lists(_JSON, max_size=6))
 def test_fuzz_jsonl_transcripts(noise: bytes, records: list[Any]) -> None:

@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, index_sql, write
 from memlane.embeddings.local import LocalEmbedder
 from memlane.keys import NEIGHBOUR_WORDS, chunk_keys, items, lead_line
+from memlane.vectors import VectorIndex
+
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
 
 FILLER = [
     "- [D1:{i}] Mel: we talked about {w} and {w} again, then the weather, then {w} once more",
@@ -66,7 +70,6 @@ def test_sync_stores_keys_embeds_them_once_and_drops_them_with_their_chunk(tmp_p
     fake = FakeEmbedder()
     with memlane.open(ws, provider=fake, chunking={"keys": True}) as mem:
         report = mem.sync()
-        db = mem.store.path
         counts = mem.store.counts()
         assert counts["chunk_keys"] >= 9  # every turn is some chunk's key
         # every chunk and every distinct key text was embedded once, nothing twice
@@ -74,11 +77,7 @@ def test_sync_stores_keys_embeds_them_once_and_drops_them_with_their_chunk(tmp_p
         assert len({t for b in fake.batches for t in b}) == fake.embedded_texts
         write(ws, "memory/2024-03-02.md", "# 2024-03-02\n\n- Ana: short now\n")
         mem.sync()
-        conn = sqlite3.connect(db)
-        orphans = conn.execute("SELECT count(*) FROM chunk_keys WHERE chunk_seq NOT IN (SELECT seq FROM chunks)")
-        assert orphans.fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM chunk_keys").fetchone()[0] == 1
-        conn.close()
+        assert mem.store.counts()["chunk_keys"] == 1  # the old chunk's keys went with it
 
 
 def test_keys_follow_the_provider_unless_set(tmp_path: Path) -> None:
@@ -121,6 +120,7 @@ def test_a_chunk_of_headings_only_gets_no_key_credit(tmp_path: Path) -> None:
         assert by_path["memory/2024-03-03.md"] > by_path["memory/2024-03-02.md"]
 
 
+@pytest.mark.sqlite_only
 def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write(ws, "memory/2024-03-02.md", chat("- Ana: violin on Tuesday"))
@@ -204,19 +204,15 @@ def test_sync_marks_the_keys_of_an_assistants_answer(tmp_path: Path) -> None:
     chunking = {"keys": True, "assistantKeys": True}
     with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking=chunking) as mem:
         mem.sync()
-        rows = _key_rows(mem.store.path)
+        rows = _key_rows(mem)
     inside = [a for start, a in rows if start > 2]  # chunks that start inside the answer
     assert inside and all(inside)  # the answer's lines are the assistant's, though no line there says so
     assert (1, 0) in rows  # the user's question is not
 
 
-def _key_rows(db: Path) -> list[tuple[int, int]]:
-    conn = sqlite3.connect(db)
-    try:
-        sql = "SELECT c.start_line, k.assistant FROM chunk_keys k JOIN chunks c ON c.seq = k.chunk_seq ORDER BY 1"
-        return [(int(s), int(a)) for s, a in conn.execute(sql)]
-    finally:
-        conn.close()
+def _key_rows(mem: memlane.Memory) -> list[tuple[int, int]]:
+    sql = "SELECT c.start_line, k.assistant FROM chunk_keys k JOIN chunks c ON c.seq = k.chunk_seq ORDER BY 1"
+    return [(int(s), int(a)) for s, a in index_sql(mem, sql)]  # type: ignore[call-overload]
 
 
 def test_an_assistants_items_are_not_keyed_by_default(tmp_path: Path) -> None:
@@ -225,7 +221,7 @@ def test_an_assistants_items_are_not_keyed_by_default(tmp_path: Path) -> None:
     write(ws, "memory/2024-03-02.md", f"- [S1:1] user: ideas for dinner?\n- [S1:2] assistant: Sure:\n{answer}\n")
     with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True}) as mem:
         mem.sync()
-        rows = _key_rows(mem.store.path)
+        rows = _key_rows(mem)
         status = mem.status()["chunking"]["keys"]
         assert status["enabled"] and not status["assistant"]
         fingerprint = mem.store.meta()["fingerprint"]
@@ -235,7 +231,7 @@ def test_an_assistants_items_are_not_keyed_by_default(tmp_path: Path) -> None:
     with memlane.open(ws, provider=FakeEmbedder(max_tokens=120), chunking={"keys": True, "assistantKeys": True}) as mem:
         mem.sync()
         assert mem.store.meta()["fingerprint"] != fingerprint
-        assert any(a for _, a in _key_rows(mem.store.path))
+        assert any(a for _, a in _key_rows(mem))
 
 
 def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> None:
@@ -243,13 +239,10 @@ def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> N
     write(ws, "memory/2024-03-02.md", "- Ana: violin on Tuesday\n- Mel: nice\n- Ana: thanks\n")
     with memlane.open(ws, provider=FakeEmbedder(), chunking={"keys": True}) as mem:
         mem.sync()
-        conn = sqlite3.connect(mem.store.path)
-        gone = conn.execute("SELECT hash FROM chunk_keys LIMIT 1").fetchone()[0]
-        conn.execute("DELETE FROM embedding_cache WHERE hash = ?", (gone,))  # as if a batch job were still out
-        conn.commit()
-        conn.close()
+        gone = index_sql(mem, "SELECT hash FROM chunk_keys LIMIT 1")[0][0]
+        index_sql(mem, "DELETE FROM embedding_cache WHERE hash = ?", (gone,))  # as if a batch job were still out
         vectors = mem._vector_index()
-        assert vectors.keys is not None
+        assert isinstance(vectors, VectorIndex) and vectors.keys is not None
         owners, _, embedded, matrix = vectors.keys([int(s) for s in vectors.seqs])
         assert len(owners) == 3 and embedded.tolist().count(False) == 1
         assert not matrix[~embedded].any()  # a zero row, never read as a similarity
@@ -262,10 +255,7 @@ def test_status_counts_keys_and_those_not_embedded_yet(tmp_path: Path) -> None:
         mem.sync()
         keys = mem.status()["chunking"]["keys"]
         assert keys == {"enabled": True, "assistant": False, "count": 3, "withoutVector": 0}
-        conn = sqlite3.connect(mem.store.path)
-        conn.execute("DELETE FROM embedding_cache WHERE hash IN (SELECT hash FROM chunk_keys LIMIT 2)")
-        conn.commit()
-        conn.close()
+        index_sql(mem, "DELETE FROM embedding_cache WHERE hash IN (SELECT hash FROM chunk_keys LIMIT 2)")
         assert mem.status()["chunking"]["keys"]["withoutVector"] == 2
     with memlane.open(ws, provider=FakeEmbedder()) as mem:  # "auto": no keys with this provider
         assert mem.status()["chunking"]["keys"]["enabled"] is False

@@ -13,6 +13,9 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, write
 
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
+
 NOW = dt.datetime(2025, 12, 3, 12)
 
 

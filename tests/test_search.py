@@ -10,6 +10,9 @@ from conftest import FakeEmbedder, write
 from memlane import search as search_mod
 from memlane.keywords import cjk_terms, content_terms, match_expression
 
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
+
 
 def keyword_mem(ws: Path, **ms: object) -> memlane.Memory:
     return memlane.open(ws, provider="none", **ms)

@@ -12,6 +12,9 @@ import memlane
 from conftest import FakeEmbedder
 from memlane.store import StoredChunk
 
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
+
 
 def msg(role: str, content: Any) -> str:
     return json.dumps({"type": "message", "message": {"role": role, "content": content}}) + "\n"

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, index_sql, write
 from memlane.tools import run_tool
+
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
 
 
 def _index_files(home: Path, agent: str) -> dict[str, tuple[int, int]]:
@@ -33,12 +38,24 @@ def test_nothing_of_another_agent_is_visible_unless_configured(
         assert not any("zebra" in r.snippet for r in resp.results)
 
 
+def _agent_rows(mem: memlane.Memory, agent: str) -> list[tuple[object, ...]]:
+    """Every row of ``agent`` in the PostgreSQL tables that a write would touch."""
+    return [
+        row
+        for table in ("meta", "files", "chunks", "embedding_cache")
+        for row in index_sql(mem, f"SELECT * FROM {table} WHERE agent = ? ORDER BY 2, 3", (agent,))
+    ]
+
+
 def test_shared_agent_hits_carry_their_agent_and_leave_its_index_untouched(
-    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path, store_driver: str
 ) -> None:
     _, b = _agents(tmp_path, fake)
     before = _index_files(memlane_home, "a")
+    rows_before: list[tuple[object, ...]] = []
     with memlane.open(b, agent="b", provider=fake, shared=["a", "ghost"]) as mem:
+        if store_driver == "postgres":
+            rows_before = _agent_rows(mem, "a")
         resp = mem.search("zebra migration billing cluster")
         top = resp.results[0]
         assert top.agent == "a" and "zebra migration" in top.snippet and top.path == "memory/2026-01-05.md"
@@ -48,6 +65,9 @@ def test_shared_agent_hits_carry_their_agent_and_leave_its_index_untouched(
         assert lunch.results[0].agent == "b"  # its own hits are tagged too
         payload = run_tool(mem, "memory_search", {"query": "zebra migration"})
         assert payload["results"][0]["agent"] == "a"
+        if store_driver == "postgres":  # one database: a's rows are unchanged (PostgresStore shared=True)
+            assert rows_before and _agent_rows(mem, "a") == rows_before
+            return
     after = _index_files(memlane_home, "a")
     assert after["a.sqlite"] == before["a.sqlite"]  # opened read-only: the database is not written
     # a WAL reader needs the -shm (SQLite makes it, and an empty -wal, when no one has the file open)

@@ -13,6 +13,9 @@ import pytest
 import memlane
 from conftest import BlockingEmbedder, FakeEmbedder, kill_during_reindex, write
 
+# Every test runs on both store drivers unless marked sqlite_only (conftest.py).
+pytestmark = pytest.mark.usefixtures("store_driver")
+
 
 def open_mem(ws: Path, fake: FakeEmbedder, **ms: object) -> memlane.Memory:
     return memlane.open(ws, provider=fake, **ms)
@@ -135,6 +138,7 @@ def test_killed_reindex_leaves_old_index_usable(workspace: Path, tmp_path: Path,
         assert mem.search("topic7", min_score=0).results[0].path == "memory/2025-01-07.md"
 
 
+@pytest.mark.sqlite_only
 def test_corrupt_index_is_moved_aside_and_rebuilt(workspace: Path, fake: FakeEmbedder, memlane_home: Path) -> None:
     with open_mem(workspace, fake) as mem:
         mem.sync()
@@ -148,6 +152,7 @@ def test_corrupt_index_is_moved_aside_and_rebuilt(workspace: Path, fake: FakeEmb
     assert list(db.parent.glob("main.sqlite.broken-*"))
 
 
+@pytest.mark.sqlite_only
 def test_an_index_of_a_foreign_schema_is_moved_aside_and_rebuilt(
     workspace: Path, fake: FakeEmbedder, memlane_home: Path
 ) -> None:

@@ -26,6 +26,7 @@ from pydantic.alias_generators import to_camel
 from .errors import ConfigError
 
 ENV_HOME = "MEMLANE_HOME"
+ENV_DATABASE_URL = "MEMLANE_DATABASE_URL"
 
 
 def memlane_home() -> Path:
@@ -98,10 +99,27 @@ class VectorSettings(_Model):
 
 
 class StoreSettings(_Model):
-    driver: Literal["sqlite"] = "sqlite"
+    # "sqlite": one file per agent (the default); "postgres": every agent in one PostgreSQL database
+    # (pip install 'memlane[postgres]'; store/postgres.py).
+    driver: Literal["sqlite", "postgres"] = "sqlite"
     path: str | None = None  # default: $MEMLANE_HOME/memory/{agentId}.sqlite
+    # PostgreSQL: a libpq URL (postgresql://user:pass@host/db); unset: $MEMLANE_DATABASE_URL.
+    url: str | None = None
+    schema_: str = Field("memlane", alias="schema")  # the PostgreSQL schema holding memlane's tables
+    # PostgreSQL: from this many vectors of an agent, searched on the server by HNSW instead of in process.
+    ann_min_rows: int = Field(50_000, ge=0)
     busy_timeout_ms: int = Field(30_000, ge=0)  # how long a write waits for another program's lock
     vector: VectorSettings = VectorSettings()
+
+    def database_url(self) -> str:
+        """The PostgreSQL URL: ``url``, else ``$MEMLANE_DATABASE_URL``; a clear error when neither is set."""
+        url = self.url or os.environ.get(ENV_DATABASE_URL)
+        if not url:
+            raise ConfigError(
+                "memorySearch.store.driver is 'postgres' but no database is named: set memorySearch.store.url "
+                f"or ${ENV_DATABASE_URL}"
+            )
+        return url
 
 
 class ChunkingSettings(_Model):

@@ -45,7 +45,7 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: 
         )
     else:
         checks.append(Check("settings", True, "the index matches the configured provider, model and chunking"))
-    checks += [_files(store, workspace), _leftovers(workspace, store.path), _locks()]
+    checks += [_files(store, workspace), _leftovers(workspace, store), _locks()]
     problems = store.facts.problems()
     checks.append(
         Check(
@@ -71,7 +71,7 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: 
 def _index_file(store: IndexStore) -> Check:
     if store.recovered:
         return Check("index file", False, store.recovered, "memlane index")
-    return Check("index file", True, f"{store.path} ({store.size_bytes():,} bytes)")
+    return Check("index file", True, f"{store.location} ({store.size_bytes():,} bytes)")
 
 
 def _integrity(store: IndexStore) -> Check:
@@ -94,7 +94,7 @@ def _files(store: IndexStore, workspace: Path) -> Check:
     return Check("files", False, "; ".join(parts), "memlane index")
 
 
-def _leftovers(workspace: Path, index: Path) -> Check:
+def _leftovers(workspace: Path, store: IndexStore) -> Check:
     temps = sorted(
         p.relative_to(workspace).as_posix()
         for d in MEMORY_DIRS
@@ -102,7 +102,8 @@ def _leftovers(workspace: Path, index: Path) -> Check:
         for p in (workspace / d).rglob(".memlane-*.tmp")
     )
     temps += sorted(p.name for p in workspace.glob(".memlane-*.tmp"))
-    broken = sorted(p.name for p in index.parent.glob(index.name + ".broken-*"))
+    index = store.path
+    broken = sorted(p.name for p in index.parent.glob(index.name + ".broken-*")) if store.driver == "sqlite" else []
     if not temps and not broken:
         return Check("leftovers", True, "no temporary file of an interrupted write, no index moved aside")
     detail = []

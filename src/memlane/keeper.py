@@ -35,7 +35,7 @@ from .sync import (
     index_fingerprint,
     sync_workspace,
 )
-from .vectors import LiveVectors, VectorIndex
+from .vectors import LiveVectors, SearchVectors, VectorIndex
 
 
 class IndexKeeper:
@@ -228,11 +228,12 @@ class IndexKeeper:
         return notes, stale
 
     # -- the live index in memory
-    def chunk_vectors(self) -> VectorIndex:
-        """The live chunk vectors (reloaded only by delta after a write); a provider must be in use."""
+    def chunk_vectors(self) -> SearchVectors:
+        """The live chunk vectors (reloaded only by delta after a write, or searched on the server of a big
+        PostgreSQL index); a provider must be in use."""
         provider = self.choice.provider
         assert provider is not None
-        return self._chunk_vectors.get(self.store, embedding_key(provider), provider.dims)
+        return self._chunk_vectors.searchable(self.store, embedding_key(provider), provider.dims)
 
     def fact_vectors(self) -> VectorIndex:
         provider = self.choice.provider

@@ -39,7 +39,7 @@ from .sync import (
     Progress,
     SyncReport,
 )
-from .vectors import VectorIndex
+from .vectors import SearchVectors
 from .workspace import read_lines, resolve_memory_path
 from .writer import insert_text, read_core, replace_passage, write_note
 
@@ -374,7 +374,7 @@ class Memory:
             report = self.reflect()
             log.info("memlane reflect: %d pages written", len(report.written))
 
-    def _vector_index(self) -> VectorIndex:
+    def _vector_index(self) -> SearchVectors:
         """The live chunk vectors (benches rank with them directly)."""
         return self.index.chunk_vectors()
 

@@ -22,7 +22,7 @@ from .config import HybridSettings, QuerySettings
 from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
 from .store import IndexStore, StoredChunk
-from .vectors import KeyReader, VectorIndex
+from .vectors import KeyReader, SearchVectors, VectorScores
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
@@ -106,7 +106,7 @@ def rank(
     store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
-    vectors: VectorIndex | None,
+    vectors: SearchVectors | None,
     settings: QuerySettings,
     max_results: int,
     min_score: float,
@@ -146,7 +146,7 @@ def chunk_scores(
     store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
-    vectors: VectorIndex | None,
+    vectors: SearchVectors | None,
     hybrid: HybridSettings,
     pool: int,
 ) -> list[tuple[str, int, int, float]]:
@@ -160,12 +160,12 @@ def _score(
     store: IndexStore,
     query: str,
     query_vec: npt.NDArray[np.float32] | None,
-    vectors: VectorIndex | None,
+    vectors: SearchVectors | None,
     hybrid: HybridSettings,
     pool: int,
 ) -> tuple[list[_Candidate], str]:
     """Both candidate pools, each ``pool`` deep, fused; best first, and the mode used."""
-    use_vector = query_vec is not None and vectors is not None and len(vectors.seqs) > 0
+    use_vector = query_vec is not None and vectors is not None and len(vectors) > 0
     use_text = hybrid.enabled or not use_vector
     mode = "hybrid" if (use_vector and use_text) else ("vector" if use_vector else "keyword")
 
@@ -176,18 +176,15 @@ def _score(
     match = keyword_match(store, query, share) if use_text else None
     # The FTS query and the matrix product both release the GIL: side by side they save ~7 ms at 100k
     # chunks; below that the product takes under a few ms and the thread hand-off costs more than it saves.
-    overlap = match is not None and use_vector and vectors is not None and len(vectors.seqs) >= PARALLEL_MIN_ROWS
+    overlap = match is not None and use_vector and vectors is not None and len(vectors) >= PARALLEL_MIN_ROWS
     keyword_future = _pool().submit(store.keyword_search, match, pool) if overlap and match else None
 
-    sims: npt.NDArray[np.float32] | None = None
+    scores: VectorScores | None = None
     vector_order: list[int] = []
     if use_vector:
         assert vectors is not None and query_vec is not None
-        sims = vectors.matrix @ query_vec
-        k = min(pool, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
-        top = top[np.argsort(-sims[top], kind="stable")]
-        vector_order = [int(vectors.seqs[i]) for i in top]
+        scores = vectors.scores(query_vec, pool)
+        vector_order = scores.order
 
     if use_text:
         if keyword_future is not None:
@@ -200,15 +197,12 @@ def _score(
             keyword_order.append(seq)
 
     if use_vector:
-        assert vectors is not None and sims is not None
+        assert vectors is not None and scores is not None
         for seq in vector_order:
             candidates.setdefault(seq, _Candidate(seq))
         # Exact cosine for every candidate, keyword-only ones included.
-        cand_seqs = list(candidates)
-        rows = vectors.rows_of(cand_seqs)
-        for seq, row in zip(cand_seqs, rows, strict=True):
-            if row >= 0:
-                candidates[seq].vector = max(float(sims[row]), 0.0)
+        for seq, cosine in scores.cosines(list(candidates)).items():
+            candidates[seq].vector = max(cosine, 0.0)
         if vectors.keys is not None and hybrid.key_weight > 0 and query_vec is not None:
             _score_keys(candidates, vectors.keys, query_vec, hybrid.key_weight, hybrid.assistant_weight)
 
@@ -335,12 +329,11 @@ def _rrf(
 
 
 def _mmr(
-    ranked: list[_Candidate], vectors: VectorIndex | None, store: IndexStore, lam: float, n: int
+    ranked: list[_Candidate], vectors: SearchVectors | None, store: IndexStore, lam: float, n: int
 ) -> list[_Candidate]:
     """Maximal marginal relevance: trade relevance against similarity to what is already picked."""
     if vectors is not None:
-        rows = vectors.rows_of([c.seq for c in ranked])
-        vecs = np.where((rows >= 0)[:, None], vectors.matrix[np.maximum(rows, 0)], 0.0)
+        vecs = vectors.vectors_of([c.seq for c in ranked])
         sim = vecs @ vecs.T
     else:
         texts = store.chunks_by_seq(c.seq for c in ranked)

@@ -1,11 +1,12 @@
 """Other agents' memory, searched read-only (``memorySearch.shared``).
 
 An agent sees nothing of another unless its settings name it: ``shared: ["ops", "research"]``, or ``"*"``
-for every agent whose index lies where this agent's ``store.path`` template puts one. Each of those
-indexes is opened read-only (:meth:`SQLiteStore.open_shared`: never created, migrated or written, and read
-while its owner may be writing it) and ranked with the same query and query vector; every hit carries the
-agent it came from. An index built with another embedding model has no vectors of this one: it is searched
-by keywords alone, and a note says so.
+for every agent whose index lies where this agent's ``store.path`` template puts one (with PostgreSQL,
+every agent with an index in the same schema). Each of those indexes is opened read-only
+(``open_store(..., shared=True)``: never created, migrated or written, and read while its owner may be
+writing it; with PostgreSQL, the other agent's rows of the same tables) and ranked with the same query and
+query vector; every hit carries the agent it came from. An index built with another embedding model has
+no vectors of this one: it is searched by keywords alone, and a note says so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import threading
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +22,7 @@ from .config import MemorySearchSettings
 from .embeddings import EmbeddingProvider
 from .errors import IndexError_
 from .search import SearchResult, rank
-from .store import EmbeddingKey, SQLiteStore
+from .store import EmbeddingKey, IndexStore, open_store
 from .sync import embedding_key
 from .vectors import LiveVectors
 
@@ -34,12 +34,16 @@ class SharedIndexes:
         self._settings = settings
         self._agent = agent_id
         self._lock = threading.Lock()
-        self._open: dict[str, tuple[SQLiteStore, LiveVectors]] = {}
+        self._open: dict[str, tuple[IndexStore, LiveVectors]] = {}
 
     def agents(self) -> list[str]:
         """The agents named by ``memorySearch.shared`` (``"*"``: every index beside this agent's), not itself."""
         shared = self._settings.shared
-        if shared == "*":
+        if shared == "*" and self._settings.store.driver == "postgres":
+            from .store.postgres import agents_in
+
+            names = agents_in(self._settings.store.database_url(), self._settings.store.schema_)
+        elif shared == "*":
             template = self._settings.store_path("{agentId}")
             if "{agentId}" not in template.name:
                 return []  # one fixed path for every agent: there are no others to find
@@ -91,8 +95,8 @@ class SharedIndexes:
                 continue
             vectors = None
             if query_vec is not None and key is not None:
-                vectors = live.get(store, key, dims)
-                if not len(vectors.seqs):
+                vectors = live.searchable(store, key, dims)
+                if not len(vectors):
                     vectors = None
                     if store.counts()["chunks"]:
                         notes.append(f"shared agent {agent!r} has no vectors of this model: keyword search there")
@@ -109,14 +113,10 @@ class SharedIndexes:
             results.extend(dataclasses.replace(hit, agent=agent) for hit in hits)
         return results, notes
 
-    def _store(self, agent: str) -> tuple[SQLiteStore, LiveVectors]:
+    def _store(self, agent: str) -> tuple[IndexStore, LiveVectors]:
         with self._lock:
             if agent not in self._open:
-                path: Path = self._settings.store_path(agent)
-                self._open[agent] = (
-                    SQLiteStore.open_shared(path, self._settings.store.busy_timeout_ms),
-                    LiveVectors("chunks"),
-                )
+                self._open[agent] = (open_store(self._settings, agent, shared=True), LiveVectors("chunks"))
             return self._open[agent]
 
     def close(self) -> None:

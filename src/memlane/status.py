@@ -12,7 +12,7 @@ from .embeddings import EmbeddingProvider, ProviderChoice
 from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.entities import entity_hints
-from .store import IndexStore
+from .store import IndexStore, ServerVectorSearch
 from .sync import effective_chunking, embedding_key
 
 if TYPE_CHECKING:
@@ -50,15 +50,12 @@ def index_status(
         "variant": getattr(provider, "variant", None),  # the local model's "int8" or "fp32" graph
         "providerReason": choice.reason,
         "fallback": choice.fallback,
-        "store": {"path": str(store.path), "bytes": store.size_bytes()},
+        "store": {"driver": store.driver, "path": store.location, "bytes": store.size_bytes()},
         "indexed": "fingerprint" in meta,
         "dirty": dirty,
         "cacheEntries": counts["cache_entries"],
         "cache": {"enabled": settings.cache.enabled, "maxEntries": settings.cache.max_entries},
-        "vector": {
-            "backend": "numpy (in-process exact cosine)" if provider else "none",
-            "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
-        },
+        "vector": _vector_backend(store, provider is not None),
         "batch": batch_status(store, provider, batch),
         "workspaceAccess": config.workspace_access,
         "sessions": {
@@ -67,7 +64,7 @@ def index_status(
             "indexed": sum(1 for s in store.file_states().values() if s.source == "sessions"),
         },
         "background": background_status(background),
-        "fts": {"enabled": True, "tokenizer": "porter unicode61 remove_diacritics 2", "cjk": "bigrams"},
+        "fts": {"enabled": True, "tokenizer": store.text_search, "cjk": "bigrams"},
         "facts": facts_status(store),
         "chunking": {
             "tokens": plan.tokens,
@@ -138,3 +135,17 @@ def probe(provider: EmbeddingProvider | None) -> dict[str, Any]:
     except ProviderError as exc:
         return {"ok": False, "error": str(exc)}
     return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
+
+
+def _vector_backend(store: IndexStore, embedding: bool) -> dict[str, str]:
+    if not embedding:
+        return {"backend": "none", "why": "no embedding provider"}
+    if isinstance(store, ServerVectorSearch):
+        return {
+            "backend": f"numpy exact below {store.ann_min_rows:,} vectors, pgvector HNSW on the server from there",
+            "why": "memorySearch.store.annMinRows (docs/DESIGN.md §20)",
+        }
+    return {
+        "backend": "numpy (in-process exact cosine)",
+        "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
+    }

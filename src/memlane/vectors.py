@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .store import EmbeddingKey, IndexStore
+from .store import EmbeddingKey, IndexStore, ServerVectorSearch
 
 # chunk seqs -> (owner chunk seq, said by an assistant, embedded yet, vector), a row per key
 KeyReader = Callable[
@@ -25,12 +25,74 @@ KeyReader = Callable[
 
 
 @dataclass(frozen=True)
+class VectorScores:
+    """One query's vector leg: the nearest rows best first, and the cosine of any row asked for."""
+
+    order: list[int]
+    cosines: Callable[[list[int]], dict[int, float]]
+
+
+@dataclass(frozen=True)
+class ServerVectors:
+    """Vectors searched where they are stored (PostgreSQL's HNSW index): nothing is loaded into RAM."""
+
+    store: ServerVectorSearch
+    key: EmbeddingKey
+    dims: int
+    rows: int
+    table: str = "chunks"
+    keys: KeyReader | None = None
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def scores(self, query_vec: npt.NDArray[np.float32], k: int) -> VectorScores:
+        hits = dict(self.store.nearest(self.key, query_vec, k, self.table))
+
+        def cosines(seqs: list[int]) -> dict[int, float]:
+            missing = [s for s in seqs if s not in hits]
+            return {**{s: hits[s] for s in seqs if s in hits}, **self.store.similarities(self.key, query_vec, missing)}
+
+        return VectorScores(list(hits), cosines)
+
+    def vectors_of(self, seqs: list[int]) -> npt.NDArray[np.float32]:
+        found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims, self.table)
+        row = {int(s): i for i, s in enumerate(found)}
+        out = np.zeros((len(seqs), self.dims), dtype=np.float32)
+        for i, s in enumerate(seqs):
+            if s in row:
+                out[i] = matrix[row[s]]
+        return out
+
+
+@dataclass(frozen=True)
 class VectorIndex:
     """Vectors of one table: ``seqs`` ascending, one row of ``matrix`` per seq."""
 
     seqs: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
     keys: KeyReader | None = None  # chunk keys (keys.py), read on demand
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def scores(self, query_vec: npt.NDArray[np.float32], k: int) -> VectorScores:
+        """Exact cosine of every row; the ``k`` best first."""
+        sims = self.matrix @ query_vec
+        k = min(k, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k] if 0 < k < len(sims) else np.arange(len(sims))
+        top = top[np.argsort(-sims[top], kind="stable")]
+
+        def cosines(seqs: list[int]) -> dict[int, float]:
+            rows = self.rows_of(seqs)
+            return {s: float(sims[r]) for s, r in zip(seqs, rows, strict=True) if r >= 0}
+
+        return VectorScores([int(self.seqs[i]) for i in top], cosines)
+
+    def vectors_of(self, seqs: list[int]) -> npt.NDArray[np.float32]:
+        """A row per seq (zeros where it has no vector)."""
+        rows = self.rows_of(seqs)
+        return np.where((rows >= 0)[:, None], self.matrix[np.maximum(rows, 0)], 0.0).astype(np.float32)
 
     def rows_of(self, seqs: list[int]) -> npt.NDArray[np.int64]:
         """Row of each seq, -1 where it has no vector."""
@@ -49,6 +111,17 @@ class LiveVectors:
         self.table = table
         self._lock = threading.Lock()
         self._cached: tuple[tuple[int, int], EmbeddingKey, VectorIndex] | None = None
+
+    def searchable(self, store: IndexStore, key: EmbeddingKey, dims: int) -> VectorIndex | ServerVectors:
+        """What a search ranks with: the vectors in RAM, or (a store that searches its own vectors, past its
+        ``ann_min_rows``) a handle on the server's index."""
+        if isinstance(store, ServerVectorSearch):
+            rows = store.vector_rows(self.table)
+            if rows >= store.ann_min_rows:
+                self.clear()  # the matrix is not needed while the server searches
+                keys = functools.partial(store.key_vectors, key, dims=dims) if self.table == "chunks" else None
+                return ServerVectors(store, key, dims, rows, self.table, keys)
+        return self.get(store, key, dims)
 
     def clear(self) -> None:
         with self._lock:
@@ -74,12 +147,20 @@ class LiveVectors:
                 if keep.all() and not len(new_seqs):
                     seqs, matrix = old.seqs, old.matrix  # a write that touched no row (an mtime, meta)
                 else:
-                    # seqs only grow (AUTOINCREMENT) within an epoch, so appending keeps them sorted.
                     seqs = np.concatenate([old.seqs[keep], new_seqs])
                     matrix = np.concatenate([old.matrix[keep], new_matrix])
+                    if len(seqs) > 1 and not (seqs[1:] > seqs[:-1]).all():
+                        # seqs only grow within an epoch, so appending keeps them sorted; if a driver ever
+                        # committed them out of order, sort rather than break rows_of's binary search.
+                        order = np.argsort(seqs, kind="stable")
+                        seqs, matrix = seqs[order], matrix[order]
             keys = None
             if self.table == "chunks":
                 keys = functools.partial(store.key_vectors, key, dims=dims)
             index = VectorIndex(seqs, matrix, keys)
             self._cached = ((epoch, gen), key, index)
             return index
+
+
+# What a chunk search ranks with.
+SearchVectors = VectorIndex | ServerVectors

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import FactIndex, IndexStore
+from .base import FactIndex, IndexStore, ServerVectorSearch
 from .facts import EntityName, FactFilter, FactRow, SQLiteFacts, StoredFact
 from .sqlite import (
     SCHEMA_VERSION,
@@ -19,15 +19,30 @@ from .sqlite import (
 
 if TYPE_CHECKING:
     from ..config import MemorySearchSettings
+    from .pgfacts import PostgresFacts
+    from .postgres import PostgresStore
 
 
-def open_store(settings: MemorySearchSettings, agent_id: str) -> IndexStore:
-    """The index of ``agent_id`` with the configured driver (``memorySearch.store.driver``)."""
-    return SQLiteStore(settings.store_path(agent_id), settings.store.busy_timeout_ms)
+def open_store(settings: MemorySearchSettings, agent_id: str, shared: bool = False) -> IndexStore:
+    """The index of ``agent_id`` with the configured driver (``memorySearch.store.driver``); ``shared``:
+    another agent's, to read only (never created, migrated or written)."""
+    st = settings.store
+    if st.driver == "postgres":
+        from .postgres import PostgresStore
+
+        return PostgresStore(
+            st.database_url(), agent_id, st.schema_, st.busy_timeout_ms, st.ann_min_rows, shared=shared
+        )
+    if shared:
+        return SQLiteStore.open_shared(settings.store_path(agent_id), st.busy_timeout_ms)
+    return SQLiteStore(settings.store_path(agent_id), st.busy_timeout_ms)
 
 
-def _conforms(store: SQLiteStore, facts: SQLiteFacts) -> tuple[IndexStore, FactIndex]:
-    return store, facts  # mypy checks here that the SQLite driver satisfies both protocols
+def _conforms(
+    store: SQLiteStore, facts: SQLiteFacts, pg: PostgresStore, pg_facts: PostgresFacts
+) -> tuple[IndexStore, FactIndex, IndexStore, FactIndex]:
+    _ann: ServerVectorSearch = pg
+    return store, facts, pg, pg_facts  # mypy checks here that both drivers satisfy both protocols
 
 
 __all__ = [
@@ -42,6 +57,7 @@ __all__ = [
     "IndexStore",
     "SQLiteFacts",
     "SQLiteStore",
+    "ServerVectorSearch",
     "StoredChunk",
     "StoredFact",
     "fingerprint_json",

@@ -18,7 +18,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -58,7 +58,9 @@ class FactIndex(Protocol):
 class IndexStore(Protocol):
     """One agent's derived index: files, chunks and their keys, full text, the embedding cache, meta."""
 
-    path: Path  # where it lives (a file for SQLite)
+    driver: str  # "sqlite" | "postgres"
+    path: Path  # where it lives (a file for SQLite; a name for messages otherwise)
+    text_search: str  # how its full-text index tokenizes
     busy_timeout_ms: int
     recovered: str | None  # why a broken index was set aside and rebuilt on open, if it was
     read_only: str | None  # why the index can only be read, if so
@@ -66,6 +68,8 @@ class IndexStore(Protocol):
 
     @property
     def facts(self) -> FactIndex: ...
+    @property
+    def location(self) -> str: ...  # where it lives, for a person: a file, or a database URL without its password
 
     def close(self) -> None: ...
 
@@ -117,3 +121,25 @@ class IndexStore(Protocol):
     def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None: ...
     def batch_jobs(self, key: EmbeddingKey) -> dict[str, list[str]]: ...
     def drop_batch_job(self, job_id: str) -> None: ...
+
+
+@runtime_checkable
+class ServerVectorSearch(Protocol):
+    """A store that can search its own vectors (PostgreSQL + pgvector): past ``ann_min_rows`` rows of a
+    table, searches ask it instead of loading every vector into RAM (vectors.py)."""
+
+    ann_min_rows: int
+
+    def vector_rows(self, table: str) -> int: ...
+    def nearest(
+        self, key: EmbeddingKey, query_vec: npt.NDArray[np.float32], limit: int, table: str = "chunks"
+    ) -> list[tuple[int, float]]: ...
+    def similarities(
+        self, key: EmbeddingKey, query_vec: npt.NDArray[np.float32], seqs: Sequence[int], table: str = "chunks"
+    ) -> dict[int, float]: ...
+    def vectors_for(
+        self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int, table: str = "chunks"
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
+    def key_vectors(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]: ...

@@ -107,6 +107,13 @@ class FactRow:
     cjk: str
     mentions: tuple[tuple[str, str], ...]  # (norm, name as written)
 
+    def values(self) -> tuple[Any, ...]:
+        """The stored columns id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence,
+        hash, context, anchors, cjk, in that order."""
+        anchors = " ".join(map(str, self.anchors))
+        head = (self.id, self.path, self.start_line, self.end_line, self.kind, self.content, self.day)
+        return (*head, self.t_start, self.t_end, self.confidence, self.hash, self.context, anchors, self.cjk)
+
 
 @dataclass(frozen=True, slots=True)
 class StoredFact:
@@ -129,6 +136,30 @@ class StoredFact:
         """``path#L12``, or ``path#L12-L14`` for a bullet continued on more lines."""
         lines = f"L{self.start_line}" if self.start_line == self.end_line else f"L{self.start_line}-L{self.end_line}"
         return f"{self.path}#{lines}"
+
+
+# The columns of a facts row that make a StoredFact, in order (mentions come from fact_mentions).
+STORED_FACT_COLUMNS = "seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, anchors"
+
+
+def stored_fact(row: Sequence[Any], mentions: Iterable[tuple[str, str]]) -> StoredFact:
+    """A StoredFact from a row of ``STORED_FACT_COLUMNS`` and the fact's mentions."""
+    seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, anchors = row
+    return StoredFact(
+        seq,
+        ident,
+        path,
+        start,
+        end,
+        kind,
+        content,
+        day,
+        t_start,
+        t_end,
+        confidence,
+        tuple(int(a) for a in anchors.split()),
+        tuple(mentions),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,23 +227,7 @@ class SQLiteFacts:
             cur = conn.execute(
                 "INSERT INTO facts(id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, "
                 "hash, context, anchors, cjk, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    f.id,
-                    f.path,
-                    f.start_line,
-                    f.end_line,
-                    f.kind,
-                    f.content,
-                    f.day,
-                    f.t_start,
-                    f.t_end,
-                    f.confidence,
-                    f.hash,
-                    f.context,
-                    " ".join(map(str, f.anchors)),
-                    f.cjk,
-                    int(now * 1000),
-                ),
+                (*f.values(), int(now * 1000)),
             )
             if f.mentions:
                 conn.executemany(
@@ -293,27 +308,9 @@ class SQLiteFacts:
                     f"SELECT fact, norm, name FROM fact_mentions WHERE fact IN ({marks})", part
                 ):
                     mentions.setdefault(seq, []).append((norm, name))
-                rows = conn.execute(
-                    "SELECT seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, "
-                    f"anchors FROM facts WHERE seq IN ({marks})",
-                    part,
-                ).fetchall()
-                for seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, anchors in rows:
-                    found[seq] = StoredFact(
-                        seq,
-                        ident,
-                        path,
-                        start,
-                        end,
-                        kind,
-                        content,
-                        day,
-                        t_start,
-                        t_end,
-                        confidence,
-                        tuple(int(a) for a in anchors.split()),
-                        tuple(mentions.get(seq, ())),
-                    )
+                rows = conn.execute(f"SELECT {STORED_FACT_COLUMNS} FROM facts WHERE seq IN ({marks})", part).fetchall()
+                for row in rows:
+                    found[row[0]] = stored_fact(row, mentions.get(row[0], ()))
         return found
 
     def of_path(self, path: str) -> list[StoredFact]:

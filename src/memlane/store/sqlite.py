@@ -223,6 +223,13 @@ _QUERY_VOCAB = (
 class SQLiteStore:
     """One agent's index in one SQLite file (WAL mode, one writer at a time)."""
 
+    driver = "sqlite"
+    text_search = f"FTS5 {FTS_TOKENIZER}"
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
     def __init__(self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self._fields(path, busy_timeout_ms)
         try:
@@ -607,19 +614,7 @@ class SQLiteStore:
                 "ORDER BY start_line, seq",
                 (path, start, end),
             ).fetchall()
-        lines: dict[int, str] = {}
-        pieces: dict[int, list[str]] = {}
-        for s, e, text in rows:
-            if s == e and "\n" not in text:
-                pieces.setdefault(s, [])
-                if text not in pieces[s]:
-                    pieces[s].append(text)  # a piece of an over-long line
-                continue
-            for offset, line in enumerate(text.split("\n")):
-                lines.setdefault(s + offset, line)
-        for n, parts in pieces.items():
-            lines.setdefault(n, " ".join(parts))
-        return [lines.get(n, "") for n in range(start, end + 1)]
+        return lines_from_chunks(rows, start, end)
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(chunks indexed, {term: chunks containing it}) for query terms, read off the FTS vocabulary.
@@ -808,6 +803,24 @@ class SQLiteStore:
     def checkpoint(self) -> None:
         with self._lock:
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def lines_from_chunks(rows: Iterable[tuple[int, int, str]], start: int, end: int) -> list[str]:
+    """Lines ``start..end`` rebuilt from (start line, end line, text) of the chunks covering them, in
+    order ('' where none covers a line; the pieces of an over-long line joined)."""
+    lines: dict[int, str] = {}
+    pieces: dict[int, list[str]] = {}
+    for s, e, text in rows:
+        if s == e and "\n" not in text:
+            pieces.setdefault(s, [])
+            if text not in pieces[s]:
+                pieces[s].append(text)  # a piece of an over-long line
+            continue
+        for offset, line in enumerate(text.split("\n")):
+            lines.setdefault(s + offset, line)
+    for n, parts in pieces.items():
+        lines.setdefault(n, " ".join(parts))
+    return [lines.get(n, "") for n in range(start, end + 1)]
 
 
 def fingerprint_json(values: dict[str, Any]) -> str:
