@@ -446,6 +446,35 @@ def get(ctx: click.Context, path: str, from_line: int | None, lines: int | None)
 
 
 @cli.command()
+@click.option("--to", "driver", type=click.Choice(["postgres"]), required=True, help="The store to copy the index to.")
+@click.argument("url")
+@click.option("--schema", default="memlane", show_default=True, help="The PostgreSQL schema of memlane's tables.")
+@click.option("--replace", "-r", is_flag=True, help="Overwrite this agent's index if the target already holds one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def migrate(ctx: click.Context, driver: str, url: str, schema: str, replace: bool, as_json: bool) -> None:
+    """Copy this agent's SQLite index to PostgreSQL at URL, embedding cache included (nothing is re-embedded)."""
+    from .config import resolve
+    from .store.migrate import migrate_to_postgres
+
+    opts = ctx.obj
+    try:
+        settings = resolve(opts["config"], opts["agent"]).memory_search
+        report = migrate_to_postgres(settings, opts["agent"], url, schema, replace)
+    except MemlaneError as exc:
+        _fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    click.echo(
+        f"copied {report.files} files, {report.chunks} chunks ({report.chunk_keys} keys), {report.facts} facts, "
+        f"{report.vectors} vectors and {report.batch_jobs} batch jobs of agent {opts['agent']!r}; nothing re-embedded"
+    )
+    store = json.dumps({"driver": "postgres", "url": "<URL>", "schema": schema})
+    click.echo(f"to use it, set memorySearch.store to {store} (or the URL in $MEMLANE_DATABASE_URL)")
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--deep", is_flag=True, help="Also load the provider and embed a probe text.")
 @click.pass_context

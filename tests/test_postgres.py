@@ -1,0 +1,298 @@
+"""The PostgreSQL driver's own behaviour, against the real server the suite starts (conftest ``pg_url``):
+migration from SQLite, many writers, server-side vector search, lost connections, config and schema
+errors. Everything both drivers share is tested by the modules that run on both (``store_driver``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+import memlane
+from conftest import FakeEmbedder, write
+from memlane.cli import cli
+from memlane.keywords import match_expression
+from memlane.store.pgtext import fold, parse_match
+from memlane.store.postgres import PostgresStore
+from memlane.vectors import ServerVectors, VectorIndex
+
+
+def _store(url: str, schema: str | None = None, **extra: object) -> dict[str, object]:
+    return {"driver": "postgres", "url": url, "schema": schema or f"s{uuid.uuid4().hex[:10]}", **extra}
+
+
+def _chat_workspace(root: Path, days: int = 12) -> Path:
+    ws = root / "ws"
+    topics = ["violin", "kubernetes", "billing", "garden", "marathon", "sourdough", "invoice", "vienna"]
+    for d in range(1, days + 1):
+        lines = [f"# 2024-03-{d:02d}", ""]
+        for i in range(6):
+            t = topics[(d + i) % len(topics)]
+            lines.append(f"- Ana: day {d} note {i} about the {t} plan and the {topics[(d * i) % len(topics)]} list")
+        lines += ["", "## Retain", f"- W @Ana: Ana talked about {topics[d % len(topics)]} on day {d}."]
+        write(ws, f"memory/2024-03-{d:02d}.md", "\n".join(lines) + "\n")
+    write(
+        ws, "MEMORY.md", "# Memory\n\n- Ana plays the violin on Tuesdays.\n- ERR_42 means the billing job timed out.\n"
+    )
+    return ws
+
+
+def _hits(mem: memlane.Memory, query: str) -> list[tuple[str, int, int]]:
+    return [(r.path, r.start_line, r.end_line) for r in mem.search(query, min_score=0).results]
+
+
+# -- migration
+
+
+def test_migrate_copies_the_index_and_nothing_is_embedded_again(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path)
+    fake = FakeEmbedder()
+    with memlane.open(ws, provider=fake, chunking={"keys": True}) as mem:
+        mem.sync()
+        counts, facts = mem.store.counts(), mem.store.facts.counts()
+        queries = ["violin Tuesday", "ERR_42 billing", "sourdough marathon day 7"]
+        before = {q: _hits(mem, q) for q in queries}
+        recalled = [f.content for f in mem.recall("what did Ana say about sourdough", k=5).facts]
+        sqlite_file = mem.store.path
+    file_bytes = sqlite_file.read_bytes()
+    schema = f"m{uuid.uuid4().hex[:8]}"
+    runner = CliRunner()
+    out = runner.invoke(cli, ["-w", str(ws), "migrate", "--to", "postgres", pg_url, "--schema", schema, "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["chunks"] == counts["chunks"] and report["chunk_keys"] == counts["chunk_keys"] > 0
+    assert report["facts"] == facts["facts"] > 0 and report["vectors"] == counts["cache_entries"]
+    assert sqlite_file.read_bytes() == file_bytes  # the source is only read
+
+    embedder = FakeEmbedder()
+    with memlane.open(ws, provider=embedder, chunking={"keys": True}, store=_store(pg_url, schema)) as mem:
+        assert mem.store.driver == "postgres"
+        sync = mem.sync()
+        assert not sync.full_reindex and sync.embedded == 0 and sync.files_unchanged == report["files"]
+        assert embedder.embedded_texts == 0  # nothing re-embedded: the cache came along
+        assert mem.store.counts() == counts and mem.store.facts.counts() == facts
+        for q in queries:  # the same best hit on both drivers (the BM25 leg is PostgreSQL's own)
+            assert _hits(mem, q)[0] == before[q][0], q
+        assert [f.content for f in mem.recall("what did Ana say about sourdough", k=5).facts][:1] == recalled[:1]
+
+    again = runner.invoke(cli, ["-w", str(ws), "migrate", "--to", "postgres", pg_url, "--schema", schema])
+    assert again.exit_code == 1 and "already holds an index" in again.output and "--replace" in again.output
+    replaced = runner.invoke(
+        cli, ["-w", str(ws), "migrate", "--to", "postgres", pg_url, "--schema", schema, "--replace"]
+    )
+    assert replaced.exit_code == 0 and "nothing re-embedded" in replaced.output
+
+
+def test_migrate_without_a_sqlite_index_says_so(tmp_path: Path, pg_url: str) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "MEMORY.md", "# M\n- x\n")
+    out = CliRunner().invoke(cli, ["-w", str(ws), "migrate", "--to", "postgres", pg_url])
+    assert out.exit_code == 1 and "no SQLite index" in out.output and "memlane index" in out.output
+
+
+# -- many writers
+
+
+def test_agents_syncing_at_once_from_many_processes_never_duplicate_rows(tmp_path: Path, pg_url: str) -> None:
+    """Four processes sync one agent's workspace at the same moment, each building the whole index (none
+    has seen an index yet), and two more sync other agents. The agent's advisory lock serialises its
+    writes, each a whole reindex in one transaction: one copy of every chunk remains, never a mix."""
+    store = _store(pg_url)
+    ws = _chat_workspace(tmp_path, days=20)
+    other = _chat_workspace(tmp_path / "o", days=5)
+    script = tmp_path / "sync.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import sys, json, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import memlane
+        from conftest import FakeEmbedder
+        ws, agent, go = sys.argv[1], sys.argv[2], float(sys.argv[3])
+        store = json.loads(sys.argv[4])
+        with memlane.open(ws, agent=agent, provider=FakeEmbedder(), store=store) as mem:
+            time.sleep(max(0.0, go - time.time()))
+            report = mem.sync()
+        print(json.dumps({{"chunks": report.chunks_written, "full": report.full_reindex}}))
+    """)
+    )
+    import time
+
+    go = time.time() + 2.0
+    jobs = [(ws, "main")] * 4 + [(other, "ops"), (other, "research")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(w), agent, str(go), json.dumps(store)], stdout=subprocess.PIPE, text=True
+        )
+        for w, agent in jobs
+    ]
+    outs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert all(o["full"] and o["chunks"] == outs[0]["chunks"] > 0 for o in outs[:4])
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        assert mem.store.counts()["chunks"] == outs[0]["chunks"] and not mem.sync().chunks_written
+        assert mem.store.facts.counts()["facts"] == 20
+    with psycopg.connect(pg_url) as conn:
+        schema = store["schema"]
+        dupes = conn.execute(
+            f"SELECT agent, path, start_line, count(*) FROM {schema}.chunks GROUP BY 1, 2, 3, id HAVING count(*) > 1"
+        ).fetchall()
+        agents = conn.execute(f"SELECT agent, count(*) FROM {schema}.files GROUP BY agent ORDER BY agent").fetchall()
+    assert dupes == []
+    assert agents == [("main", 21), ("ops", 6), ("research", 6)]
+
+
+# -- vectors searched on the server
+
+
+def test_a_big_index_is_searched_by_the_servers_hnsw_index_with_the_same_results(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path, days=30)
+    schema = f"h{uuid.uuid4().hex[:8]}"
+    queries = ["violin plan", "kubernetes billing list", "day 17 note 3", "garden sourdough", "ERR_42"]
+    with memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, schema)) as mem:
+        mem.sync()
+        exact_index = mem._vector_index()
+        assert isinstance(exact_index, VectorIndex)  # below annMinRows: in RAM, exact
+        exact = {q: mem.search(q, min_score=0).results for q in queries}
+    with memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, schema, annMinRows=10)) as mem:
+        server = mem._vector_index()
+        assert isinstance(server, ServerVectors) and len(server) == mem.store.counts()["chunks"]
+        for q in queries:
+            got = mem.search(q, min_score=0).results
+            assert [(r.path, r.start_line) for r in got] == [(r.path, r.start_line) for r in exact[q]], q
+            assert np.allclose([r.score for r in got], [r.score for r in exact[q]], atol=1e-4)
+        assert mem.status()["vector"]["backend"].startswith("numpy exact below 10 vectors")
+        with psycopg.connect(pg_url) as conn:
+            plan = conn.execute(
+                f"EXPLAIN SELECT hash FROM {schema}.embedding_cache e WHERE e.dims = 64 "
+                f"ORDER BY e.embedding::vector(64) <=> %s::vector(64) LIMIT 5",
+                (str([0.1] * 64),),
+            ).fetchall()
+        assert any("embedding_cache_hnsw_64" in line[0] for line in plan)
+
+
+# -- lost connections
+
+
+def _kill_backends(url: str, schema: str) -> int:
+    """Terminate every other session connected to the server (the store's readers and writer)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+            "AND datname = current_database() AND backend_type = 'client backend'"
+        ).fetchall()
+    return len(rows)
+
+
+def test_a_lost_connection_is_retried_for_reads_and_reported_for_writes(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path, days=3)
+    store = _store(pg_url)
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        mem.sync()
+        before = _hits(mem, "violin plan")
+        assert _kill_backends(pg_url, str(store["schema"])) >= 1
+        assert _hits(mem, "violin plan") == before  # the read reconnected and went on
+
+        pg = mem.store
+        assert isinstance(pg, PostgresStore)
+        generation = pg.generation()
+        with pytest.raises(memlane.IndexError_, match=r"connection to PostgreSQL failed.*rolled back"), pg.write():
+            pg.set_meta({"half": "written"})
+            _kill_backends(pg_url, str(store["schema"]))
+            pg.set_meta({"other": "half"})
+        assert pg.generation() == generation and "half" not in pg.meta()  # nothing of it landed
+        write(ws, "memory/2024-03-09.md", "# d\n\n- Ana: the heron came back\n")
+        assert mem.sync().files_added == 1  # the next write reconnects
+        assert _hits(mem, "heron")[0][0] == "memory/2024-03-09.md"
+
+
+# -- configuration and schema
+
+
+def test_the_database_url_comes_from_the_config_or_the_environment(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _chat_workspace(tmp_path, days=1)
+    schema = f"e{uuid.uuid4().hex[:8]}"
+    with pytest.raises(memlane.ConfigError, match=r"MEMLANE_DATABASE_URL"):
+        memlane.open(ws, provider=FakeEmbedder(), store={"driver": "postgres", "schema": schema}).sync()
+    monkeypatch.setenv("MEMLANE_DATABASE_URL", pg_url)
+    with memlane.open(ws, provider=FakeEmbedder(), store={"driver": "postgres", "schema": schema}) as mem:
+        assert mem.sync().files_added == 2 and mem.store.driver == "postgres"
+    with pytest.raises(memlane.ConfigError, match="lower-case SQL name"):
+        memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, "Bad-Name")).sync()
+
+
+def test_an_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
+    ws = _chat_workspace(tmp_path, days=1)
+    bad = f"postgresql://nobody:secret@/none?host={tmp_path}/nosocket"
+    with pytest.raises(memlane.IndexError_, match="cannot connect to PostgreSQL") as err:
+        memlane.open(ws, provider=FakeEmbedder(), store=_store(bad)).sync()
+    assert "secret" not in str(err.value)  # the password is never printed
+
+
+def test_a_schema_of_another_version_is_refused_and_left_alone(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path, days=1)
+    store = _store(pg_url)
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        mem.sync()
+        chunks = mem.store.counts()["chunks"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"UPDATE {store['schema']}.schema_info SET version = 99")
+    with pytest.raises(memlane.IndexError_, match="version 99"):
+        memlane.open(ws, provider=FakeEmbedder(), store=store).sync()
+    with psycopg.connect(pg_url) as conn:  # a team's database is never dropped behind its back
+        assert conn.execute(f"SELECT count(*) FROM {store['schema']}.chunks").fetchone() == (chunks,)
+
+
+def test_shared_star_finds_every_agent_in_the_schema(tmp_path: Path, pg_url: str) -> None:
+    store = _store(pg_url)
+    for agent, text in (("ops", "the zebra migration is on Friday"), ("research", "lunch survey results")):
+        ws = tmp_path / agent
+        write(ws, "memory/2026-01-05.md", f"# {agent}\n\n- {text}\n")
+        with memlane.open(ws, agent=agent, provider=FakeEmbedder(), store=store) as mem:
+            mem.sync()
+    me = tmp_path / "me"
+    write(me, "MEMORY.md", "# Me\n\n- nothing yet\n")
+    with memlane.open(me, agent="me", provider=FakeEmbedder(), store=store, shared="*") as mem:
+        mem.sync()
+        hits = mem.search("zebra migration", min_score=0).results
+        assert hits[0].agent == "ops" and "zebra" in hits[0].snippet
+        assert {r.agent for r in mem.search("survey results lunch", min_score=0).results} >= {"research"}
+        with pytest.raises(memlane.IndexError_, match="cannot be updated"):
+            other = PostgresStore(pg_url, "ops", str(store["schema"]), shared=True)
+            try:
+                with other.write():
+                    pass
+            finally:
+                other.close()
+
+
+# -- the keyword translation
+
+
+def test_keyword_expressions_translate_and_text_splits_as_fts5_does() -> None:
+    terms = parse_match(match_expression('ERR_42 "quoted" café 東京に行く', ("text", "context")) or "")
+    assert [t.phrase for t in terms][:3] == ["err 42", "quoted", "cafe"]  # split as unicode61 splits
+    assert terms[0].columns == ("text", "context") and terms[-1].columns == ("cjk",)
+    assert fold("2025-11-20 v1.31 a.b.c Crème_brûlée") == "2025 11 20 v1 31 a b c Creme brulee"
+    with pytest.raises(ValueError):
+        parse_match("text : x; DROP TABLE chunks")
+
+
+def test_exact_tokens_match_on_postgres_as_on_sqlite(tmp_path: Path, pg_url: str) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2025-11-20.md", "# 2025-11-20\n\n- Deployed v1.31 to a.b.example; Café opened at 8.\n")
+    write(ws, "MEMORY.md", "# M\n\n- The flag is ERR_42 in billing.\n")
+    for store in ({}, _store(pg_url)):
+        with memlane.open(ws, provider="none", store=store) as mem:
+            for q, path in [("20", "memory"), ("31", "memory"), ("cafe", "memory"), ("ERR_42", "MEMORY.md")]:
+                hits = mem.search(q, min_score=0).results
+                assert hits and hits[0].path.startswith(path), (store.get("driver", "sqlite"), q)
