@@ -103,7 +103,7 @@ def test_migrate_without_a_sqlite_index_says_so(tmp_path: Path, pg_url: str) -> 
 
 def test_agents_syncing_at_once_from_many_processes_never_duplicate_rows(tmp_path: Path, pg_url: str) -> None:
     """Four processes sync one agent's workspace at the same moment, each building the whole index (none
-    has seen an index yet), and two more sync other agents. The agent's advisory lock serialises its
+    has seen an index yet, unless it opens after one landed), and two more sync other agents. The agent's advisory lock serialises its
     writes, each a whole reindex in one transaction: one copy of every chunk remains, never a mix."""
     store = _store(pg_url)
     ws = _chat_workspace(tmp_path, days=20)
@@ -135,9 +135,11 @@ def test_agents_syncing_at_once_from_many_processes_never_duplicate_rows(tmp_pat
     ]
     outs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
     assert all(p.returncode == 0 for p in procs)
-    assert all(o["full"] and o["chunks"] == outs[0]["chunks"] > 0 for o in outs[:4])
+    written = {o["chunks"] for o in outs[:4]}
+    assert len(written - {0}) == 1  # each wrote all of the index or (had it opened after one landed) nothing
+    n = max(written)
     with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
-        assert mem.store.counts()["chunks"] == outs[0]["chunks"] and not mem.sync().chunks_written
+        assert mem.store.counts()["chunks"] == n and not mem.sync().chunks_written
         assert mem.store.facts.counts()["facts"] == 20
     with psycopg.connect(pg_url) as conn:
         schema = store["schema"]

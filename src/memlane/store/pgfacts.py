@@ -74,6 +74,7 @@ class PostgresFacts:
                 (self._agent, *f.values(), now, fold(f.content), fold(f.context), f.cjk),
             ).fetchone()
             mentions += [(self._agent, seq, norm, name) for norm, name in f.mentions]
+        self._store._written += len(facts)
         with conn.cursor() as cur:
             if mentions:
                 cur.executemany(
