@@ -41,11 +41,37 @@ def convert(data: Path, out: Path) -> None:
     )
 
 
+def on_postgres(ws: Path, sqlite_path: Path, pg_url: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Store settings for ``ws`` on PostgreSQL: its SQLite index (built or refreshed first) copied into the
+    ``bench`` schema, so the vectors come along and nothing is embedded again."""
+    from memlane.store.migrate import copy_index
+    from memlane.store.postgres import PostgresStore
+
+    with memlane.open(ws, agent=ws.name, **{"store": {"path": str(sqlite_path)}, **overrides}) as mem:
+        mem.sync()
+        source = mem.store
+        target = PostgresStore(pg_url, ws.name, "bench")
+        try:
+            assert isinstance(source, memlane.store.SQLiteStore)
+            copy_index(source, target, replace=True)
+        finally:
+            target.close()
+    return {"driver": "postgres", "url": pg_url, "schema": "bench"}
+
+
 def run_conv(
-    ws: Path, store_dir: Path, modes: list[str], topk: int, overrides: dict[str, Any], lat: dict[str, list[float]]
+    ws: Path,
+    store_dir: Path,
+    modes: list[str],
+    topk: int,
+    overrides: dict[str, Any],
+    lat: dict[str, list[float]],
+    pg_url: str | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     queries = [json.loads(line) for line in (ws / "queries.jsonl").read_text().splitlines() if line.strip()]
-    settings = {"store": {"path": str(store_dir / f"{ws.name}.sqlite")}, **overrides}
+    sqlite_path = store_dir / f"{ws.name}.sqlite"
+    store = on_postgres(ws, sqlite_path, pg_url, overrides) if pg_url else {"path": str(sqlite_path)}
+    settings = {"store": store, **overrides}
     out: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
     with memlane.open(ws, agent=ws.name, **settings) as mem:
         mem.sync()
@@ -161,7 +187,7 @@ def run_suite(name: str, args: argparse.Namespace, overrides: dict[str, Any]) ->
     per_mode: dict[str, list[dict[str, Any]]] = {m: [] for m in args.modes}
     t0 = time.perf_counter()
     for ws in wss:
-        for mode, rows in run_conv(ws, store_dir, args.modes, args.topk, overrides, lat).items():
+        for mode, rows in run_conv(ws, store_dir, args.modes, args.topk, overrides, lat, args.pg_url).items():
             per_mode[mode].extend(rows)
     qdir = work / "queries" / name
     qdir.mkdir(parents=True, exist_ok=True)
@@ -213,6 +239,9 @@ def main() -> None:
         help='memorySearch override as JSON, e.g. \'{"query": {"hybrid": {"fusion": "rrf"}}}\'',
     )
     ap.add_argument("--md-only", action="store_true", help="count only Markdown evidence lines")
+    ap.add_argument(
+        "--pg-url", help="rank on PostgreSQL at this URL (each SQLite index copied into schema 'bench' first)"
+    )
     ap.add_argument("--by-category", action="store_true", help="also print a row per question category")
     args = ap.parse_args()
 
