@@ -103,8 +103,9 @@ def test_migrate_without_a_sqlite_index_says_so(tmp_path: Path, pg_url: str) -> 
 
 def test_agents_syncing_at_once_from_many_processes_never_duplicate_rows(tmp_path: Path, pg_url: str) -> None:
     """Four processes sync one agent's workspace at the same moment, each building the whole index (none
-    has seen an index yet, unless it opens after one landed), and two more sync other agents. The agent's advisory lock serialises its
-    writes, each a whole reindex in one transaction: one copy of every chunk remains, never a mix."""
+    has seen one yet, unless it opens after one landed), and two more sync other agents. The agent's
+    advisory lock serialises its writes, each a whole reindex in one transaction: one copy of every chunk
+    remains, never a mix."""
     store = _store(pg_url)
     ws = _chat_workspace(tmp_path, days=20)
     other = _chat_workspace(tmp_path / "o", days=5)
@@ -173,7 +174,7 @@ def test_a_big_index_is_searched_by_the_servers_hnsw_index_with_the_same_results
         assert mem.status()["vector"]["backend"].startswith("numpy exact below 10 vectors")
         with psycopg.connect(pg_url) as conn:
             plan = conn.execute(
-                f"EXPLAIN SELECT hash FROM {schema}.embedding_cache e WHERE e.dims = 64 "
+                f"EXPLAIN SELECT hash FROM {schema}.embedding_cache e WHERE e.dims = 64 AND e.searched "
                 f"ORDER BY e.embedding::vector(64) <=> %s::vector(64) LIMIT 5",
                 (str([0.1] * 64),),
             ).fetchall()

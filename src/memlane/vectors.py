@@ -115,11 +115,11 @@ class LiveVectors:
     def searchable(self, store: IndexStore, key: EmbeddingKey, dims: int) -> VectorIndex | ServerVectors:
         """What a search ranks with: the vectors in RAM, or (a store that searches its own vectors, past its
         ``ann_min_rows``) a handle on the server's index."""
-        if isinstance(store, ServerVectorSearch):
+        if isinstance(store, ServerVectorSearch) and self.table == "chunks":
             rows = store.vector_rows(self.table)
             if rows >= store.ann_min_rows:
                 self.clear()  # the matrix is not needed while the server searches
-                keys = functools.partial(store.key_vectors, key, dims=dims) if self.table == "chunks" else None
+                keys = functools.partial(store.key_vectors, key, dims=dims)
                 return ServerVectors(store, key, dims, rows, self.table, keys)
         return self.get(store, key, dims)
 

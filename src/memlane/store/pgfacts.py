@@ -92,6 +92,11 @@ class PostgresFacts:
                 )
 
     def delete_file(self, path: str) -> None:
+        self._store._x(
+            f"DELETE FROM {self._t('fact_mentions')} WHERE agent = %s AND fact IN "
+            f"(SELECT seq FROM {self._t('facts')} WHERE agent = %s AND path = %s)",
+            (self._agent, self._agent, path),
+        )
         for table in ("facts", "fact_problems", "entity_names"):
             self._store._x(f"DELETE FROM {self._t(table)} WHERE agent = %s AND path = %s", (self._agent, path))
 
