@@ -11,11 +11,15 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from .store import EmbeddingKey, IndexStore, ServerVectorSearch
+
+if TYPE_CHECKING:
+    from .ann import AnnVectors
 
 # chunk seqs -> (owner chunk seq, said by an assistant, embedded yet, vector), a row per key
 KeyReader = Callable[
@@ -107,21 +111,48 @@ class VectorIndex:
 class LiveVectors:
     """The vectors of one table of the live index for one embedding key, reloaded only by delta."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, ann_min_rows: int | None = None) -> None:
         self.table = table
+        self.ann_min_rows = ann_min_rows  # chunks from which a SQLite index is searched through ann.py
         self._lock = threading.Lock()
         self._cached: tuple[tuple[int, int], EmbeddingKey, VectorIndex] | None = None
+        self._ann: AnnVectors | None = None
+        self._rows: tuple[tuple[int, int], int] | None = None  # chunks counted at (epoch, generation)
 
-    def searchable(self, store: IndexStore, key: EmbeddingKey, dims: int) -> VectorIndex | ServerVectors:
-        """What a search ranks with: the vectors in RAM, or (a store that searches its own vectors, past its
-        ``ann_min_rows``) a handle on the server's index."""
-        if isinstance(store, ServerVectorSearch) and self.table == "chunks":
+    def searchable(self, store: IndexStore, key: EmbeddingKey, dims: int) -> SearchVectors:
+        """What a search ranks with: the vectors in RAM; past ``ann_min_rows`` chunks, a handle on the
+        server's index (a store that searches its own vectors) or the int8 graph of ann.py (SQLite)."""
+        if self.table != "chunks":
+            return self.get(store, key, dims)
+        if isinstance(store, ServerVectorSearch):
             rows = store.vector_rows(self.table)
             if rows >= store.ann_min_rows:
                 self.clear()  # the matrix is not needed while the server searches
                 keys = functools.partial(store.key_vectors, key, dims=dims)
                 return ServerVectors(store, key, dims, rows, self.table, keys)
+        elif self.ann_min_rows is not None:
+            with self._lock:
+                at = store.generation()
+                if self._rows is None or self._rows[0] != at:
+                    self._rows = (at, store.counts()["chunks"])
+                if self._rows[1] >= self.ann_min_rows:
+                    from .ann import AnnVectors
+
+                    ann = self._ann
+                    if ann is None or (ann.key, ann.dims) != (key, dims) or ann.store is not store:
+                        ann = self._ann = AnnVectors(store, key, dims, self._rows[1])
+                    ann.refresh(*at)
+                    ann.keys = functools.partial(store.key_vectors, key, dims=dims)
+                    self._cached = None  # the float matrix is not kept beside the graph
+                    return ann
         return self.get(store, key, dims)
+
+    def close(self) -> None:
+        """Save the graph's unsaved delta (the next process then applies less)."""
+        with self._lock:
+            if self._ann is not None and self._ann.unsaved:
+                self._ann.save()
+            self._ann = None
 
     def clear(self) -> None:
         with self._lock:
@@ -163,4 +194,4 @@ class LiveVectors:
 
 
 # What a chunk search ranks with.
-SearchVectors = VectorIndex | ServerVectors
+SearchVectors: TypeAlias = "VectorIndex | ServerVectors | AnnVectors"

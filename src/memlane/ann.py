@@ -1,0 +1,186 @@
+"""An approximate index of a SQLite index's chunk vectors, for corpora past ``store.annMinRows`` chunks.
+
+Exact search holds every vector as float32 in RAM (1.5 GB at 1M chunks) and multiplies them all per query.
+Past ``annMinRows`` the chunk vectors go into a usearch HNSW graph of int8 vectors instead (about 0.85 kB a
+vector with its links), which finds ``RESCORE_FACTOR`` times the wanted candidates; those are rescored
+with their exact float32 vectors read from SQLite, so the ranking sees exact cosines (docs/DESIGN.md §18,
+§21: recall@10 0.994 against exact on real vectors, where the int8 graph alone gave 0.967).
+
+The graph is saved beside the SQLite file (``<index>.usearch``, with ``.usearch.json`` naming the index
+epoch, generation and embedding key it reflects, and ``.usearch.npy`` the chunk numbers in it). A process
+that opens it applies only the delta since: chunks added since are added, chunks gone are removed.
+A full reindex (a new epoch) or another embedding key rebuilds it. It is a cache: deleting it costs one
+rebuild, and a file that cannot be read is rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from .store import EmbeddingKey, IndexStore
+
+if TYPE_CHECKING:
+    from .vectors import KeyReader, VectorScores
+
+RESCORE_FACTOR = 4  # graph candidates per wanted result, rescored exactly
+MIN_CANDIDATES = 40
+CONNECTIVITY = 16
+LOAD_SLICE = 20_000  # vectors read from SQLite at a time while building: RAM stays bounded
+SAVE_AFTER_CHANGES = 2_000  # a delta this big is saved at once; smaller ones when the memory closes
+
+
+@dataclass
+class _State:
+    epoch: int
+    generation: int
+    key: EmbeddingKey
+    dims: int
+
+
+class AnnVectors:
+    """The chunk vectors of one SQLite index behind an int8 HNSW graph, kept in step by delta."""
+
+    def __init__(self, store: IndexStore, key: EmbeddingKey, dims: int, rows: int) -> None:
+        # onnxruntime first: imported after usearch 2.26 (its numkong kernels), it crashes the process on load
+        # (a segmentation fault, tests/test_ann.py pins the order).
+        import onnxruntime  # noqa: F401
+        from usearch.index import Index
+
+        self._index_cls = Index
+        self.store = store
+        self.key = key
+        self.dims = dims
+        self.rows = rows
+        self.path = Path(str(store.path) + ".usearch")
+        self.index = Index(ndim=dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
+        self.seqs = np.zeros(0, dtype=np.int64)
+        self.state: _State | None = None
+        self.unsaved = 0
+        self.keys: KeyReader | None = None
+
+    # -- keeping in step
+    def refresh(self, epoch: int, generation: int) -> None:
+        """Bring the graph to the index's (epoch, generation): from the saved file if it is of this epoch and
+        key, then by delta; from nothing otherwise."""
+        if self.state is None:
+            self._load()
+        wanted = (epoch, self.key, self.dims)
+        if self.state is None or (self.state.epoch, self.state.key, self.state.dims) != wanted:
+            self._build(epoch, generation)
+            return
+        if self.state.generation == generation:
+            return
+        live = self.store.live_seqs("chunks")
+        gone = np.setdiff1d(self.seqs, live, assume_unique=True)
+        new = np.setdiff1d(live, self.seqs, assume_unique=True)
+        if len(gone):
+            self.index.remove(gone)
+        added = self._add(new)
+        self.seqs = np.union1d(np.setdiff1d(self.seqs, gone, assume_unique=True), added)
+        self.state = _State(epoch, generation, self.key, self.dims)
+        self.rows = len(self.seqs)
+        self.unsaved += len(gone) + len(new)
+        if self.unsaved >= SAVE_AFTER_CHANGES:
+            self.save()
+
+    def _add(self, seqs: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Add the vectors of ``seqs`` (those that have one), a slice at a time; the seqs added."""
+        added: list[npt.NDArray[np.int64]] = []
+        for i in range(0, len(seqs), LOAD_SLICE):
+            found, matrix = self.store.vectors_for(self.key, seqs[i : i + LOAD_SLICE], self.dims)
+            if len(found):
+                self.index.add(found, matrix)
+                added.append(found)
+        return np.concatenate(added) if added else np.zeros(0, dtype=np.int64)
+
+    def _build(self, epoch: int, generation: int) -> None:
+        self.index = self._index_cls(ndim=self.dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
+        self.seqs = np.sort(self._add(self.store.live_seqs("chunks")))
+        self.rows = len(self.seqs)
+        self.state = _State(epoch, generation, self.key, self.dims)
+        self.save()
+
+    def _files(self) -> tuple[Path, Path, Path]:
+        return self.path, Path(str(self.path) + ".json"), Path(str(self.path) + ".npy")
+
+    def _load(self) -> None:
+        graph, meta, seqs = self._files()
+        try:
+            info = json.loads(meta.read_text(encoding="utf-8"))
+            saved = np.load(seqs)
+            index = self._index_cls.restore(str(graph))
+        except (OSError, ValueError, RuntimeError):
+            return  # nothing saved, or unreadable: rebuilt
+        if index is None or len(index) != len(saved):
+            return
+        self.index, self.seqs = index, saved.astype(np.int64)
+        self.state = _State(info["epoch"], info["generation"], EmbeddingKey(*info["key"]), info["dims"])
+
+    def save(self) -> None:
+        """Write the graph and what it reflects, each file replaced whole (a reader never sees half)."""
+        if self.state is None or self.store.read_only:
+            return
+        graph, meta, seqs = self._files()
+        info = {
+            "epoch": self.state.epoch,
+            "generation": self.state.generation,
+            "key": [self.key.provider, self.key.model, self.key.provider_key],
+            "dims": self.dims,
+        }
+        try:
+            for target, write in (
+                (graph, lambda p: self.index.save(str(p))),
+                (seqs, lambda p: np.save(p, self.seqs)),
+                (meta, lambda p: p.write_text(json.dumps(info), encoding="utf-8")),
+            ):
+                tmp = target.with_name(target.name + ".tmp" + (".npy" if target.suffix == ".npy" else ""))
+                write(tmp)
+                os.replace(tmp, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                meta.unlink()  # a graph without its description is never loaded
+            return
+        self.unsaved = 0
+
+    # -- what search asks (the same as VectorIndex / ServerVectors)
+    def __len__(self) -> int:
+        return self.rows
+
+    def scores(self, query_vec: npt.NDArray[np.float32], k: int) -> VectorScores:
+        from .vectors import VectorScores  # vectors.py imports this module
+
+        wanted = max(RESCORE_FACTOR * k, MIN_CANDIDATES)
+        found = self.index.search(query_vec, min(wanted, max(len(self.index), 1)))
+        candidates = np.sort(np.asarray(found.keys, dtype=np.int64))
+        seqs, matrix = self.store.vectors_for(self.key, candidates, self.dims)
+        sims = matrix @ query_vec
+        exact = {int(s): float(c) for s, c in zip(seqs, sims, strict=True)}
+        order = sorted(exact, key=lambda s: -exact[s])[:k]
+
+        def cosines(wanted_seqs: list[int]) -> dict[int, float]:
+            missing = np.asarray(sorted(s for s in wanted_seqs if s not in exact), dtype=np.int64)
+            more: dict[int, float] = {}
+            if len(missing):
+                got, m = self.store.vectors_for(self.key, missing, self.dims)
+                more = {int(s): float(c) for s, c in zip(got, m @ query_vec, strict=True)}
+            return {**{s: exact[s] for s in wanted_seqs if s in exact}, **more}
+
+        return VectorScores(order, cosines)
+
+    def vectors_of(self, seqs: Sequence[int]) -> npt.NDArray[np.float32]:
+        found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims)
+        row = {int(s): i for i, s in enumerate(found)}
+        out = np.zeros((len(seqs), self.dims), dtype=np.float32)
+        for i, s in enumerate(seqs):
+            if s in row:
+                out[i] = matrix[row[s]]
+        return out
