@@ -343,7 +343,7 @@ def real_text_latency(
         t = time.perf_counter()
         mem.sync()
         build = time.perf_counter() - t
-    where: dict[str, object] = {"path": str(store)}
+    where: dict[str, object] = {"path": str(store), "annMinRows": ann_min_rows}
     if pg_url is not None:
         where = pooled_on_postgres(ws, store, pg_url, ann_min_rows)
     with memlane.open(ws, agent="pooled", store=where, **(overrides or {})) as mem:
@@ -392,7 +392,7 @@ def main() -> None:
         "--driver", choices=["sqlite", "postgres"], nargs="+", default=["sqlite"], help="store drivers, side by side"
     )
     ap.add_argument("--pg-url", help="PostgreSQL for --driver postgres (default: one started in --work/pg)")
-    ap.add_argument("--ann-min-rows", type=int, default=50_000, help="store.annMinRows of the real-text row")
+    ap.add_argument("--ann-min-rows", type=int, default=50_000, help="store.annMinRows of the real-text row (both drivers)")
     ap.add_argument(
         "--json",
         action="store_true",
