@@ -25,6 +25,7 @@ asserts nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -86,7 +87,9 @@ def make_workspace(path: Path, chunks: int, seed: int = 1) -> int:
     if path.exists():
         shutil.rmtree(path)
     words = vocabulary()
-    weights = [1 / (i + 1) for i in range(len(words))]
+    # Cumulative once: random.choices with plain weights re-accumulates all 20k of them on every call, which
+    # made writing a 1M-chunk workspace take longer than indexing it.
+    cum_weights = list(itertools.accumulate(1 / (i + 1) for i in range(len(words))))
     rng = random.Random(seed)
     files = max(1, chunks // CHUNKS_PER_FILE)
     total = 0
@@ -94,7 +97,7 @@ def make_workspace(path: Path, chunks: int, seed: int = 1) -> int:
     for f in range(files):
         sections = []
         for s in range(CHUNKS_PER_FILE):
-            body = "\n".join("- " + " ".join(rng.choices(words, weights, k=12)) for _ in range(3))
+            body = "\n".join("- " + " ".join(rng.choices(words, cum_weights=cum_weights, k=12)) for _ in range(3))
             sections.append(f"## Note {f}-{s}\n{body}\n")
         text = "\n".join(sections)
         (path / "memory" / f"2025-{f // 28 % 12 + 1:02d}-{f % 28 + 1:02d}-{f}.md").write_text(text)
@@ -392,7 +395,9 @@ def main() -> None:
         "--driver", choices=["sqlite", "postgres"], nargs="+", default=["sqlite"], help="store drivers, side by side"
     )
     ap.add_argument("--pg-url", help="PostgreSQL for --driver postgres (default: one started in --work/pg)")
-    ap.add_argument("--ann-min-rows", type=int, default=50_000, help="store.annMinRows of the real-text row (both drivers)")
+    ap.add_argument(
+        "--ann-min-rows", type=int, default=50_000, help="store.annMinRows of the real-text row (both drivers)"
+    )
     ap.add_argument(
         "--json",
         action="store_true",
