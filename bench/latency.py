@@ -25,6 +25,7 @@ asserts nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -158,10 +159,23 @@ def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str
     return found / (10 * len(queries))
 
 
-def measure_size(n: int, work: Path, driver: str = "sqlite", pg_url: str | None = None) -> dict[str, float]:
+def reset_peak_rss() -> None:
+    """Start this process's peak RSS again from what it holds now (Linux: /proc/self/clear_refs 5)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def measure_size(
+    n: int, work: Path, driver: str = "sqlite", pg_url: str | None = None, reuse: bool = False
+) -> dict[str, float]:
     ws = work / f"ws-{n}"
-    text_bytes = make_workspace(ws, n)
-    store = store_settings(n, work, driver, pg_url)
+    sqlite_index = work / f"idx-{n}.sqlite"
+    if reuse and driver == "sqlite" and ws.is_dir() and sqlite_index.is_file():
+        text_bytes = sum(p.stat().st_size for p in (ws / "memory").iterdir())  # the last run's, searched again
+        store: dict[str, object] = {"path": str(sqlite_index)}
+    else:
+        text_bytes = make_workspace(ws, n)
+        store = store_settings(n, work, driver, pg_url)
     provider = BenchEmbedder()
     out: dict[str, float] = {"chunks_target": n}
     # Keys on, as with the local model ("auto" turns them on only for it): three per synthetic chunk.
@@ -169,6 +183,8 @@ def measure_size(n: int, work: Path, driver: str = "sqlite", pg_url: str | None 
         t = time.perf_counter()
         rep = mem.sync()
         out["sync_s_hash_provider"] = time.perf_counter() - t
+        out["peak_rss_build_mb"] = peak_rss_mb()
+        reset_peak_rss()  # from here: what searching needs (the graph loaded or built, the queries)
         chunks = mem.status()["chunks"]
         out["chunks"] = chunks
         mem.store.checkpoint()
@@ -203,7 +219,7 @@ def measure_size(n: int, work: Path, driver: str = "sqlite", pg_url: str | None 
         out["search_p50_ms"], out["search_p95_ms"] = pct(with_embed)
         out["rank_no_embed_p50_ms"], out["rank_no_embed_p95_ms"] = pct(without_embed)
         out["keyword_p50_ms"], out["keyword_p95_ms"] = pct(keyword)
-        out["peak_rss_mb"] = peak_rss_mb()  # before the recall check, which loads an exact copy to compare
+        out["peak_rss_mb"] = peak_rss_mb()  # searching; before the recall check, which loads an exact copy
         out["recall_at_10"] = recall_at_10(mem, provider, queries)
         # Incremental: change one file of many, sync.
         if rep.files_added >= 10:
@@ -403,6 +419,7 @@ def main() -> None:
         action="store_true",
         help="one JSON line per size and driver, each size measured in a process of its own (its peak RSS)",
     )
+    ap.add_argument("--reuse", action="store_true", help="SQLite: search the last run's index of each size again")
     ap.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--size-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -411,13 +428,14 @@ def main() -> None:
         rss_child(args.rss_child, args.work)
         return
     if args.size_child:
-        r = measure_size(args.size_child, args.work, args.driver[0], args.pg_url)
+        r = measure_size(args.size_child, args.work, args.driver[0], args.pg_url, args.reuse)
         print(json.dumps(r))
         return
     if args.json:
         pg_url = args.pg_url or (start_postgres(args.work) if "postgres" in args.driver else None)
         for n, driver in ((n, d) for n in args.sizes for d in args.driver):
             child = [sys.executable, __file__, "--work", str(args.work), "--size-child", str(n), "--driver", driver]
+            child += ["--reuse"] if args.reuse else []
             proc = subprocess.run(
                 child + (["--pg-url", pg_url] if pg_url else []), capture_output=True, text=True, check=True
             )
@@ -428,7 +446,8 @@ def main() -> None:
                 "p50_ms": round(r["search_p50_ms"], 2),
                 "p95_ms": round(r["search_p95_ms"], 2),
                 "recall_at_10": round(r["recall_at_10"], 4),  # of the exact top 10 (cosine over every vector)
-                "rss_mb": round(r["peak_rss_mb"], 1),  # this process; PostgreSQL's server memory is its own
+                "rss_mb": round(r["peak_rss_mb"], 1),  # peak while searching; PostgreSQL's server memory is its own
+                "build_rss_mb": round(r["peak_rss_build_mb"], 1),  # peak of the first index (the sync)
                 "db_mb": round(r["db_mb"], 1),
                 "build_s": round(r["sync_s_hash_provider"], 1),
                 "keyword_p50_ms": round(r["keyword_p50_ms"], 2),
