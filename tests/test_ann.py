@@ -100,7 +100,7 @@ def test_the_model_still_loads_after_the_graph_in_a_fresh_process(tmp_path: Path
         "src = inspect.getsource(a.AnnVectors.__init__)\n"
         "assert src.index('import onnxruntime') < src.index('from usearch')\n"
         "class S: path = 'x'; read_only = 'no'\n"
-        "AnnVectors(S(), None, 8, 0)\n"  # imports usearch the way a search does
+        "AnnVectors(S(), None, 8)\n"  # imports usearch the way a search does
         "import onnxruntime; print('loaded', onnxruntime.__version__)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

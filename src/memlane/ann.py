@@ -21,15 +21,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .store import EmbeddingKey, IndexStore
-
-if TYPE_CHECKING:
-    from .vectors import KeyReader, VectorScores
+from .vectors import KeyReader, VectorScores, in_order
 
 RESCORE_FACTOR = 4  # graph candidates per wanted result, rescored exactly
 MIN_CANDIDATES = 40
@@ -49,7 +47,7 @@ class _State:
 class AnnVectors:
     """The chunk vectors of one SQLite index behind an int8 HNSW graph, kept in step by delta."""
 
-    def __init__(self, store: IndexStore, key: EmbeddingKey, dims: int, rows: int) -> None:
+    def __init__(self, store: IndexStore, key: EmbeddingKey, dims: int) -> None:
         # onnxruntime first: imported after usearch 2.26 (its numkong kernels), it crashes the process on load
         # (a segmentation fault, tests/test_ann.py pins the order).
         import onnxruntime  # noqa: F401
@@ -59,9 +57,8 @@ class AnnVectors:
         self.store = store
         self.key = key
         self.dims = dims
-        self.rows = rows
         self.path = Path(str(store.path) + ".usearch")
-        self.index = Index(ndim=dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
+        self.index = self._new_index()
         self.seqs = np.zeros(0, dtype=np.int64)
         self.state: _State | None = None
         self.unsaved = 0
@@ -87,7 +84,6 @@ class AnnVectors:
         added = self._add(new)
         self.seqs = np.union1d(np.setdiff1d(self.seqs, gone, assume_unique=True), added)
         self.state = _State(epoch, generation, self.key, self.dims)
-        self.rows = len(self.seqs)
         self.unsaved += len(gone) + len(new)
         if self.unsaved >= SAVE_AFTER_CHANGES:
             self.save()
@@ -102,10 +98,12 @@ class AnnVectors:
                 added.append(found)
         return np.concatenate(added) if added else np.zeros(0, dtype=np.int64)
 
+    def _new_index(self) -> Any:
+        return self._index_cls(ndim=self.dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
+
     def _build(self, epoch: int, generation: int) -> None:
-        self.index = self._index_cls(ndim=self.dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
+        self.index = self._new_index()
         self.seqs = np.sort(self._add(self.store.live_seqs("chunks")))
-        self.rows = len(self.seqs)
         self.state = _State(epoch, generation, self.key, self.dims)
         self.save()
 
@@ -153,11 +151,9 @@ class AnnVectors:
 
     # -- what search asks (the same as VectorIndex / ServerVectors)
     def __len__(self) -> int:
-        return self.rows
+        return len(self.seqs)
 
     def scores(self, query_vec: npt.NDArray[np.float32], k: int) -> VectorScores:
-        from .vectors import VectorScores  # vectors.py imports this module
-
         wanted = max(RESCORE_FACTOR * k, MIN_CANDIDATES)
         found = self.index.search(query_vec, min(wanted, max(len(self.index), 1)))
         candidates = np.sort(np.asarray(found.keys, dtype=np.int64))
@@ -178,9 +174,4 @@ class AnnVectors:
 
     def vectors_of(self, seqs: Sequence[int]) -> npt.NDArray[np.float32]:
         found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims)
-        row = {int(s): i for i, s in enumerate(found)}
-        out = np.zeros((len(seqs), self.dims), dtype=np.float32)
-        for i, s in enumerate(seqs):
-            if s in row:
-                out[i] = matrix[row[s]]
-        return out
+        return in_order(found, matrix, seqs, self.dims)

@@ -28,6 +28,19 @@ KeyReader = Callable[
 ]
 
 
+def in_order(
+    found: npt.NDArray[np.int64], matrix: npt.NDArray[np.float32], seqs: Sequence[int], dims: int
+) -> npt.NDArray[np.float32]:
+    """A row per one of ``seqs``, from ``found``/``matrix`` (vectors read by seq, any order); zeros where a seq
+    has none."""
+    row = {int(s): i for i, s in enumerate(found)}
+    out = np.zeros((len(seqs), dims), dtype=np.float32)
+    for i, s in enumerate(seqs):
+        if s in row:
+            out[i] = matrix[row[s]]
+    return out
+
+
 @dataclass(frozen=True)
 class VectorScores:
     """One query's vector leg: the nearest rows best first, and the cosine of any row asked for."""
@@ -61,12 +74,7 @@ class ServerVectors:
 
     def vectors_of(self, seqs: list[int]) -> npt.NDArray[np.float32]:
         found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims, self.table)
-        row = {int(s): i for i, s in enumerate(found)}
-        out = np.zeros((len(seqs), self.dims), dtype=np.float32)
-        for i, s in enumerate(seqs):
-            if s in row:
-                out[i] = matrix[row[s]]
-        return out
+        return in_order(found, matrix, seqs, self.dims)
 
 
 @dataclass(frozen=True)
@@ -134,13 +142,13 @@ class LiveVectors:
             with self._lock:
                 at = store.generation()
                 if self._rows is None or self._rows[0] != at:
-                    self._rows = (at, store.counts()["chunks"])
+                    self._rows = (at, store.vector_rows(self.table))
                 if self._rows[1] >= self.ann_min_rows:
                     from .ann import AnnVectors
 
                     ann = self._ann
                     if ann is None or (ann.key, ann.dims) != (key, dims) or ann.store is not store:
-                        ann = self._ann = AnnVectors(store, key, dims, self._rows[1])
+                        ann = self._ann = AnnVectors(store, key, dims)
                     ann.refresh(*at)
                     ann.keys = functools.partial(store.key_vectors, key, dims=dims)
                     self._cached = None  # the float matrix is not kept beside the graph

@@ -101,6 +101,7 @@ class IndexStore(Protocol):
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]: ...
 
     # vectors: the cache by text hash, and the chunks' and keys' views of it
+    def vector_rows(self, table: str = "chunks") -> int: ...  # rows of a vector table (chunks or facts)
     def live_seqs(self, table: str = "chunks") -> npt.NDArray[np.int64]: ...
     def vectors_for(
         self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int, table: str = "chunks"
@@ -130,7 +131,6 @@ class ServerVectorSearch(Protocol):
 
     ann_min_rows: int
 
-    def vector_rows(self, table: str) -> int: ...
     def nearest(
         self, key: EmbeddingKey, query_vec: npt.NDArray[np.float32], limit: int, table: str = "chunks"
     ) -> list[tuple[int, float]]: ...

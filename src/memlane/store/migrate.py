@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from ..errors import IndexError_
 from .base import IndexStore
-from .facts import STORED_FACT_COLUMNS, EntityName, FactRow
+from .facts import EntityName, FactRow
 from .sqlite import ChunkRow, EmbeddingKey, FileState, SQLiteStore
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ class MigrateReport:
     facts: int = 0
     vectors: int = 0
     batch_jobs: int = 0
-    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -102,28 +101,16 @@ def _copy_facts(conn: sqlite3.Connection, target: IndexStore, report: MigrateRep
     mentions: dict[int, list[tuple[str, str]]] = defaultdict(list)
     for fact, norm, name in conn.execute("SELECT fact, norm, name FROM fact_mentions ORDER BY fact, norm"):
         mentions[fact].append((norm, name))
-    extra = {
-        seq: (hash_, context, cjk)
-        for seq, hash_, context, cjk in conn.execute("SELECT seq, hash, context, cjk FROM facts")
-    }
     facts: dict[str, list[FactRow]] = defaultdict(list)
-    for row in conn.execute(f"SELECT {STORED_FACT_COLUMNS} FROM facts ORDER BY seq"):
-        seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, anchors = row
-        hash_, context, cjk = extra[seq]
+    for row in conn.execute(
+        "SELECT seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, hash, anchors, "
+        "context, cjk FROM facts ORDER BY seq"
+    ):
+        seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, hash_, anchors, context, cjk = row
         anchor_lines = tuple(int(a) for a in anchors.split())
         facts[path].append(
             FactRow(
-                ident,
-                path,
-                start,
-                end,
-                kind,
-                content,
-                day,
-                t_start,
-                t_end,
-                confidence,
-                hash_,
+                *(ident, path, start, end, kind, content, day, t_start, t_end, confidence, hash_),
                 "",
                 anchor_lines,
                 context,

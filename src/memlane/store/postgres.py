@@ -154,10 +154,6 @@ def _vec(value: Any) -> npt.NDArray[np.float32]:
     return np.asarray(value.to_numpy(), dtype=np.float32)
 
 
-def _lost(exc: BaseException) -> bool:
-    return isinstance(exc, psycopg.OperationalError)
-
-
 class PostgresStore:
     """One agent's index in a shared PostgreSQL database (``agent`` column in every table)."""
 
@@ -196,7 +192,7 @@ class PostgresStore:
         self._closed = False
         self._written = 0  # rows added by the open write
         self._touched: set[str] = set()  # hashes of the chunks and vectors it added
-        self._doc_counts: dict[tuple[str, int], tuple[int, int]] = {}  # table -> (generation, rows)
+        self._doc_counts: dict[str, tuple[int, int]] = {}  # table -> (generation, rows)
         from .pgfacts import PostgresFacts
 
         self.facts = PostgresFacts(self)
@@ -320,6 +316,7 @@ class PostgresStore:
                     self._mark_searched()
                     if changes_index:
                         self._bump("generation")
+                    if changes_index and self._written:  # one that added no row cannot cross annMinRows
                         self._ensure_ann()
                 if self._written >= ANALYZE_AFTER_ROWS:
                     self._analyze_grown()
@@ -530,20 +527,32 @@ class PostgresStore:
     def doc_count(self, table: str) -> int:
         """Rows of ``table`` for this agent, counted once per index generation."""
         _, gen = self.generation()
-        cached = self._doc_counts.get((table, gen))
-        if cached is not None:
+        cached = self._doc_counts.get(table)
+        if cached is not None and cached[0] == gen:
             return cached[1]
         n = int(self._rows(f"SELECT count(*) FROM {self._t(table)} WHERE agent = %s", (self.agent,))[0][0])
-        self._doc_counts = {(table, gen): (gen, n), **{k: v for k, v in self._doc_counts.items() if k[0] != table}}
+        self._doc_counts[table] = (gen, n)
         return n
 
-    def vector_rows(self, table: str) -> int:
+    def vector_rows(self, table: str = "chunks") -> int:
         return self.doc_count(table)
 
     def tsquery(self, term: MatchTerm) -> str:
         """The SQL of one phrase's tsquery (its text is a parameter)."""
         cfg = "simple" if term.columns == ("cjk",) else f"{self.schema}.memlane"
         return f"phraseto_tsquery('{cfg}', %s)"
+
+    def _doc_frequencies(self, conn: Any, table: str, terms: Sequence[MatchTerm], cap: int) -> list[int]:
+        """Every term's document frequency in one round trip, each counted up to ``cap``."""
+        if not terms:
+            return []
+        counts = ", ".join(
+            f"(SELECT count(*) FROM (SELECT 1 FROM {self._t(table)} t WHERE t.agent = %s AND "
+            f"{_column(term)} @@ {self.tsquery(term)} LIMIT %s) x)"
+            for term in terms
+        )
+        row = conn.execute(f"SELECT {counts}", [x for term in terms for x in (self.agent, term.phrase, cap)]).fetchone()
+        return [int(df) for df in row]
 
     def ranked(
         self,
@@ -561,23 +570,11 @@ class PostgresStore:
         except ValueError as exc:
             raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
         total = self.doc_count(table)
-        cap = df_cap(total)
         t = self._t(table)
 
-        def column(term: MatchTerm) -> str:
-            return "t.tsv_cjk" if term.columns == ("cjk",) else "t.tsv"
-
         def run(conn: Any) -> list[tuple[int, float]]:
-            # Every term's document frequency in one round trip, each counted up to the cap.
-            counts = ", ".join(
-                f"(SELECT count(*) FROM (SELECT 1 FROM {t} t WHERE t.agent = %s AND {column(term)} @@ "
-                f"{self.tsquery(term)} LIMIT %s) x)"
-                for term in terms
-            )
-            dfs = conn.execute(
-                f"SELECT {counts}", [x for term in terms for x in (self.agent, term.phrase, cap)]
-            ).fetchone()
-            found = [(term, int(df)) for term, df in zip(terms, dfs, strict=True) if df]
+            dfs = self._doc_frequencies(conn, table, terms, df_cap(total))
+            found = [(term, df) for term, df in zip(terms, dfs, strict=True) if df]
             live = [(term, idf(max(total, df), df), df) for term, df in found]
             if not live:
                 return []
@@ -585,10 +582,10 @@ class PostgresStore:
             chosen = selective([(term, df) for term, _, df in live], total)
             weighted = f"{rank_weights}, " if rank_weights else ""
             score = " + ".join(
-                f"%s * ts_rank({weighted if column(term) == 't.tsv' else ''}{column(term)}, {self.tsquery(term)}, 1)"
+                f"%s * ts_rank({weighted if _column(term) == 't.tsv' else ''}{_column(term)}, {self.tsquery(term)}, 1)"
                 for term, _, _ in live
             )
-            match_sql = " OR ".join(f"{column(term)} @@ {self.tsquery(term)}" for term in chosen)
+            match_sql = " OR ".join(f"{_column(term)} @@ {self.tsquery(term)}" for term in chosen)
             params: list[Any] = [x for term, w, _ in live for x in (w, term.phrase)]
             params += [self.agent, *(term.phrase for term in chosen), *where_params, limit]
             rows = conn.execute(
@@ -602,15 +599,9 @@ class PostgresStore:
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         total = self.doc_count("chunks")
-        counts: dict[str, int] = {}
-        for term in terms:
-            rows = self._rows(
-                f"SELECT count(*) FROM {self._t('chunks')} WHERE agent = %s AND tsv @@ "
-                f"phraseto_tsquery('{self.schema}.memlane', %s)",
-                (self.agent, fold(term)),
-            )
-            counts[term] = int(rows[0][0])
-        return total, counts
+        phrases = [MatchTerm(("text",), fold(term)) for term in terms]
+        dfs = self._read(lambda conn: self._doc_frequencies(conn, "chunks", phrases, max(total, 1)))
+        return total, dict(zip(terms, dfs, strict=True))
 
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
         return self.ranked("chunks", match, limit)
@@ -839,6 +830,11 @@ class PostgresStore:
 
     def drop_batch_job(self, job_id: str) -> None:
         self._x(f"DELETE FROM {self._t('batch_jobs')} WHERE agent = %s AND job_id = %s", (self.agent, job_id))
+
+
+def _column(term: MatchTerm) -> str:
+    """The tsvector column a term is matched in (alias ``t``)."""
+    return "t.tsv_cjk" if term.columns == ("cjk",) else "t.tsv"
 
 
 def selective(terms: list[tuple[MatchTerm, int]], total: int) -> list[MatchTerm]:

@@ -454,6 +454,12 @@ class SQLiteStore:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
         return int(rows.get("epoch", 0)), int(rows.get("generation", 0))
 
+    def vector_rows(self, table: str = "chunks") -> int:
+        """Rows of ``table`` (chunks or facts): one count, where :meth:`counts` makes four."""
+        assert table in VECTOR_TABLES
+        with self._reading() as conn:
+            return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
     def live_seqs(self, table: str = "chunks") -> npt.NDArray[np.int64]:
         """Every seq of ``table`` (chunks or facts), ascending."""
         index = VECTOR_TABLES[table]
