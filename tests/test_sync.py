@@ -4,14 +4,16 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import memlane
+import memlane.sync
 from conftest import BlockingEmbedder, FakeEmbedder, kill_during_reindex, write
+from memlane.embeddings.base import Vectors
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")
@@ -304,3 +306,58 @@ def test_a_slow_sync_never_overwrites_what_a_newer_sync_indexed(workspace: Path)
     with open_mem(workspace, FakeEmbedder(), sync={"onSearch": False}) as mem:
         assert not mem.is_dirty()
         assert mem.search("kingfisher", min_score=0).results[0].path == "memory/2026-01-05.md"
+
+
+def _many_logs(ws: Path, n: int) -> None:
+    """``n`` one-chunk daily logs; the last repeats the first word for word, so one text is in two groups."""
+    for i in range(n):
+        k = 0 if i == n - 1 else i
+        write(ws, f"memory/2026-02-{i + 1:02d}.md", f"# Log {k}\n\n- Heron count {k} at pond {k * 7}.\n- Seen again.\n")
+
+
+def test_a_sync_too_big_to_hold_is_the_same_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past STREAM_CHUNKS a pass keeps no rows and reads its files again per step: it must embed each text
+    once, tell the plan it then keeps to, and write the index a sync that holds everything writes."""
+    ws = tmp_path / "ws"
+    _many_logs(ws, 12)
+    held, streamed = FakeEmbedder(), FakeEmbedder()
+    with memlane.open(ws, agent="held", provider=held, chunking={"keys": True}) as mem:
+        whole = mem.sync()
+        expected = [(r.path, r.start_line, r.score) for r in mem.search("heron pond 42", min_score=0).results]
+    monkeypatch.setattr("memlane.sync.STREAM_CHUNKS", 2)
+    plans: list[memlane.sync.EmbedPlan] = []
+    ticks: list[tuple[int, int]] = []
+    with memlane.open(ws, agent="streamed", provider=streamed, chunking={"keys": True}) as mem:
+        r = mem.sync(progress=lambda done, total: ticks.append((done, total)), on_plan=plans.append)
+        got = [(h.path, h.start_line, h.score) for h in mem.search("heron pond 42", min_score=0).results]
+        assert mem.status()["files"] == 12 and not mem.is_dirty()
+    texts = [t for b in streamed.batches for t in b]
+    assert len(texts) == len(set(texts)) == streamed.embedded_texts == held.embedded_texts  # each text once
+    assert plans[0].texts == r.embedded == len(texts) and plans[0].tokens == whole.tokens > 0
+    assert ticks[-1] == (len(texts), len(texts)) and len(ticks) > 2  # progress reached its total
+    assert (r.chunks_written, r.files_added, r.cached) == (whole.chunks_written, 12, whole.cached)
+    assert got == expected and got[0][0] == "memory/2026-02-07.md"
+
+
+def test_a_file_changed_between_the_steps_of_a_big_sync_is_indexed_as_it_is_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A streamed pass reads each file again for the write: a file edited meanwhile is not written from
+    the older listing, nor from text that has no vector; the catch-up pass indexes the new text."""
+    ws = tmp_path / "ws"
+    _many_logs(ws, 6)
+    late = ws / "memory" / "2026-02-05.md"
+
+    class Editing(FakeEmbedder):
+        def embed_batch(self, texts: Sequence[str]) -> Vectors:
+            if not self.batches:  # while the first group embeds, someone edits a later file
+                late.write_text(late.read_text() + "- A kingfisher arrived.\n")
+            return super().embed_batch(texts)
+
+    monkeypatch.setattr("memlane.sync.STREAM_CHUNKS", 2)
+    with memlane.open(ws, provider=Editing(), sync={"onSearch": False}) as mem:
+        r = mem.sync()
+        assert any(n.startswith("memory/2026-02-05.md: changed while the sync ran") for n in r.notes)
+        assert not mem.is_dirty() and mem.status()["files"] == 6
+        hit = mem.search("kingfisher", min_score=0).results[0]
+        assert hit.path == "memory/2026-02-05.md" and "kingfisher" in hit.snippet

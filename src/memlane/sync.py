@@ -5,7 +5,8 @@ whose content hash changed, and embeds only chunk texts with no vector in the ca
 When the fingerprint (provider, model, endpoint, chunking, workspace) changes, the whole
 index is rebuilt; vectors are computed first (each batch committed to the cache, so a
 killed run does not pay twice) and the swap is one transaction, so until it commits the
-previous index stays complete and searchable.
+previous index stays complete and searchable. A pass bigger than ``STREAM_CHUNKS`` chunks
+reads its files again for each step instead of holding every row, so its memory is bounded.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from .batching import BatchRun, collect_jobs, run_batches
 from .chunking import Chunk, chunk_markdown, split_lines, text_hash, whitespace_token_counter
@@ -38,6 +40,7 @@ CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync 
 EMBED_BATCH = 64  # texts per provider call and per cache commit
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
+STREAM_CHUNKS = 20_000  # chunks of changed files held at once; a bigger sync reads its files again per step
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 
@@ -212,6 +215,105 @@ def sync_workspace(
     return report
 
 
+@dataclass
+class _Prepared:
+    """A changed file read, cut into chunk rows (with their keys) and its Retain facts derived."""
+
+    rows: list[ChunkRow]
+    derived: FileFacts
+
+    @functools.cached_property
+    def texts(self) -> dict[str, str]:
+        """hash -> text of everything of this file that is embedded: chunks, keys, facts."""
+        texts = texts_to_embed(self.rows)
+        texts.update((f.hash, f.key) for f in self.derived.facts)
+        return texts
+
+
+@dataclass
+class _Changed:
+    info: FileInfo
+    state: FileState  # as listed: every step must find this content again, or leaves the file to the next pass
+    prepared: _Prepared | None = None  # kept while the whole pass fits STREAM_CHUNKS
+    missing: bool = True  # some text of the file had no vector when the pass planned
+    gone: bool = False  # changed or vanished since it was listed
+
+
+class _ChangedFiles:
+    """The files one pass (re)indexes, walked once per step: plan, embed, write.
+
+    While their chunks fit ``STREAM_CHUNKS`` each file is read and chunked once and kept. A bigger pass (a
+    first index of a million chunks) keeps none: every step reads and chunks the files again, one group at a
+    time, so the rows held at once are one group's, not the whole index's (2.2 GB at 1M chunks otherwise).
+    A file whose content no longer matches what was listed is left out of every later step and noted; the
+    sync's catch-up pass indexes it as it is then.
+    """
+
+    def __init__(self, plan: ChunkPlan, count: Callable[[Sequence[str]], list[int]], report: SyncReport) -> None:
+        self.plan, self.count, self.report = plan, count, report
+        self.files: list[_Changed] = []
+        self.keep = True
+        self.kept_chunks = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    def add(self, info: FileInfo, state: FileState, text: str) -> None:
+        """A changed file, with the text it was listed with."""
+        changed = _Changed(info, state)
+        self.files.append(changed)
+        if self.keep:
+            self._prepare(changed, text)
+
+    def each(self, only_missing: bool = False) -> Iterator[tuple[_Changed, _Prepared]]:
+        for changed in self.files:
+            if changed.gone or (only_missing and not changed.missing):
+                continue
+            prepared = changed.prepared or self._read(changed)
+            if prepared is not None:
+                yield changed, prepared
+
+    def groups(self, only_missing: bool = False) -> Iterator[list[tuple[_Changed, _Prepared]]]:
+        """:meth:`each` in groups of about ``STREAM_CHUNKS`` chunks."""
+        group: list[tuple[_Changed, _Prepared]] = []
+        size = 0
+        for item in self.each(only_missing):
+            group.append(item)
+            size += len(item[1].rows)
+            if size >= STREAM_CHUNKS:
+                yield group
+                group, size = [], 0
+        if group:
+            yield group
+
+    def _read(self, changed: _Changed) -> _Prepared | None:
+        try:
+            text = _read(changed.info)
+        except OSError as exc:
+            why = exc.strerror or "unreadable"
+        else:
+            if text_hash(text) == changed.state.hash:
+                return self._prepare(changed, text)
+            why = "changed while the sync ran"
+        changed.gone = True
+        self.report.notes.append(f"{changed.info.path}: {why}; left to the next pass")
+        return None
+
+    def _prepare(self, changed: _Changed, text: str) -> _Prepared:
+        chunks = chunk_markdown(text, self.plan.tokens, self.plan.overlap, self.count)
+        rows = chunk_rows(changed.info.path, "memory", split_lines(text), chunks, self.plan)
+        prepared = _Prepared(rows, derive_file(changed.info.path, text))
+        if self.keep:
+            self.kept_chunks += len(rows)
+            if self.kept_chunks > STREAM_CHUNKS:  # too big to hold: from now on every step reads again
+                self.keep = False
+                for f in self.files:
+                    f.prepared = None
+            else:
+                changed.prepared = prepared
+        return prepared
+
+
 def _sync_pass(
     store: IndexStore,
     provider: EmbeddingProvider | None,
@@ -241,9 +343,7 @@ def _sync_pass(
     known = {} if report.full_reindex else {p: s for p, s in store.file_states().items() if s.source == "memory"}
     files = list_memory_files(workspace)
     listed = {f.path for f in files}
-    count = provider.count_tokens if provider else whitespace_token_counter
-
-    todo: list[tuple[FileInfo, FileState, list[ChunkRow], FileFacts]] = []
+    changed = _ChangedFiles(plan, provider.count_tokens if provider else whitespace_token_counter, report)
     touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved
     for info in files:
         old = known.get(info.path)
@@ -260,9 +360,7 @@ def _sync_pass(
             touched.append((info.path, state))
             report.files_unchanged += 1
             continue
-        chunks = chunk_markdown(text, plan.tokens, plan.overlap, count)
-        rows = chunk_rows(info.path, "memory", split_lines(text), chunks, plan)
-        todo.append((info, state, rows, derive_file(info.path, text)))
+        changed.add(info, state, text)
         if old is None:
             report.files_added += 1
         else:
@@ -271,39 +369,40 @@ def _sync_pass(
     report.files_removed = len(removed)
 
     key = embedding_key(provider) if provider else None
-    # One text per distinct hash: what may need embedding, and which cache entries this sync uses.
-    texts_by_hash = texts_to_embed(r for _, _, rows, _ in todo for r in rows)
-    texts_by_hash.update((f.hash, f.key) for *_, derived in todo for f in derived.facts)
-    pending: set[str] = set()
-    # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
-    if key is not None and isinstance(provider, BatchProvider) and batch is not None:
-        pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
-    if provider is not None and key is not None and texts_by_hash:
-        _embed_missing(store, provider, key, todo, texts_by_hash, pending, report, progress, batch, price, on_plan)
+    if provider is not None and key is not None:
+        pending: set[str] = set()
+        # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
+        if isinstance(provider, BatchProvider) and batch is not None:
+            pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
+        if changed:
+            _embed_missing(store, provider, key, changed, pending, report, progress, batch, price, on_plan)
 
-    if todo or removed or touched or report.full_reindex:
+    if changed or removed or touched or report.full_reindex:
+        facts_changed = False
         with store.write():
             if report.full_reindex:
                 store.reset()
-            for info, state, rows, derived in todo:
-                if not report.full_reindex and _superseded(store, workspace, info.path, known.get(info.path)):
-                    report.notes.append(f"{info.path}: a newer sync indexed it meanwhile; kept its rows")
+            for item, prepared in changed.each():
+                path, derived = item.info.path, prepared.derived
+                if not report.full_reindex and _superseded(store, workspace, path, known.get(path)):
+                    report.notes.append(f"{path}: a newer sync indexed it meanwhile; kept its rows")
                     continue
-                report.chunks_written += len(rows)
-                store.replace_chunks(info.path, rows, provider.model if provider else "")
-                store.facts.replace_file(info.path, derived.facts, derived.problems, derived.names)
-                store.set_file_state(info.path, state)
+                report.chunks_written += len(prepared.rows)
+                store.replace_chunks(path, prepared.rows, provider.model if provider else "")
+                store.facts.replace_file(path, derived.facts, derived.problems, derived.names)
+                store.set_file_state(path, item.state)
+                if key is not None:
+                    store.touch_vectors(key, list(prepared.texts))
+                facts_changed = facts_changed or bool(derived.facts or derived.names)
                 report.facts_written += len(derived.facts)
                 report.fact_problems += len(derived.problems)
-                report.notes.extend(f"{info.path}:{line}: {message}" for line, message in derived.problems)
+                report.notes.extend(f"{path}:{line}: {message}" for line, message in derived.problems)
             for path, state in touched:
                 if not _superseded(store, workspace, path, known.get(path)):
                     store.set_file_state(path, state)
             for path in removed:
                 if not _superseded(store, workspace, path, known.get(path)):
                     store.delete_file(path)
-            if key is not None and texts_by_hash:
-                store.touch_vectors(key, list(texts_by_hash))
             store.set_meta(
                 {
                     "fingerprint": fp_json,
@@ -321,10 +420,10 @@ def _sync_pass(
                 store.prune_cache(key, limit)
                 added = 0
             store.set_meta({"cache_added_since_prune": str(added)})
-        if any(derived.facts or derived.names for *_, derived in todo):
-            changed = None if report.full_reindex else {info.path for info, *_ in todo}
+        if facts_changed:
+            only = None if report.full_reindex else {item.info.path for item in changed.files}
             names = [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()]
-            report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, changed))
+            report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, only))
     return report
 
 
@@ -341,12 +440,22 @@ def _superseded(store: IndexStore, workspace: Path, path: str, listed: FileState
     return (st.st_mtime_ns, st.st_size) == (now.mtime, now.size)
 
 
+def _missing_in(
+    store: IndexStore, key: EmbeddingKey, group: list[tuple[_Changed, _Prepared]], pending: set[str]
+) -> tuple[dict[str, str], list[str], set[str]]:
+    """A group's texts (hash -> text), those with no vector and none on the way, and those cached."""
+    texts: dict[str, str] = {}
+    for _, prepared in group:
+        texts.update(prepared.texts)
+    cached = store.cached_hashes(key, list(texts))
+    return texts, [h for h in texts if h not in cached and h not in pending], cached
+
+
 def _embed_missing(
     store: IndexStore,
     provider: EmbeddingProvider,
     key: EmbeddingKey,
-    todo: list[tuple[FileInfo, FileState, list[ChunkRow], FileFacts]],
-    texts_by_hash: dict[str, str],
+    changed: _ChangedFiles,
     pending: set[str],
     report: SyncReport,
     progress: Progress | None,
@@ -354,53 +463,59 @@ def _embed_missing(
     price: Price | None,
     on_plan: PlanHook | None,
 ) -> None:
-    cached = store.cached_hashes(key, list(texts_by_hash))
-    missing = [h for h in texts_by_hash if h not in cached and h not in pending]
-    report.cached = sum(1 for _, _, rows, _ in todo for r in rows if r.hash in cached)
-    if not missing:
+    """Plan (what is missing and its tokens, told to ``on_plan``), then embed it into the cache, group by
+    group."""
+    # A text missing in two groups is counted once: by the first 64 bits of its hash, in arrays, not a set.
+    prefixes: list[npt.NDArray[np.uint64]] = []
+    token_counts: list[npt.NDArray[np.int64]] = []
+    for group in changed.groups():
+        texts, missing, cached = _missing_in(store, key, group, pending)
+        report.cached += sum(1 for _, p in group for r in p.rows if r.hash in cached)
+        lacking = set(missing)
+        for item, prepared in group:
+            item.missing = any(h in lacking for h in prepared.texts)
+        # In slices: a tokenizer's batch holds every encoding at once (~350 MB more at 40k texts).
+        counts = [
+            n
+            for i in range(0, len(missing), COUNT_SLICE)
+            for n in provider.count_tokens([texts[h] for h in missing[i : i + COUNT_SLICE]])
+        ]
+        prefixes.append(np.array([int(h[:16], 16) for h in missing], dtype=np.uint64))
+        token_counts.append(np.array(counts, dtype=np.int64))
+    if not prefixes:
         return
+    _, first = np.unique(np.concatenate(prefixes), return_index=True)
+    todo = len(first)
+    if not todo:
+        return
+    report.tokens = int(np.concatenate(token_counts)[first].sum())
     use_batch = (
-        batch is not None
-        and batch.active
-        and isinstance(provider, BatchProvider)
-        and len(missing) >= batch.settings.min_texts
-    )
-    # In slices: a tokenizer's batch holds every encoding at once (~350 MB more at 40k texts).
-    report.tokens = sum(
-        sum(provider.count_tokens([texts_by_hash[h] for h in missing[i : i + COUNT_SLICE]]))
-        for i in range(0, len(missing), COUNT_SLICE)
+        batch is not None and batch.active and isinstance(provider, BatchProvider) and todo >= batch.settings.min_texts
     )
     if price is not None:
         rate = price.batch_input if use_batch and price.batch_input is not None else price.input
         report.estimated_usd = report.tokens / 1e6 * rate
     if on_plan:
-        on_plan(
-            EmbedPlan(
-                provider.provider_id, provider.model, len(missing), report.tokens, use_batch, report.estimated_usd
-            )
-        )
+        on_plan(EmbedPlan(provider.provider_id, provider.model, todo, report.tokens, use_batch, report.estimated_usd))
     done = 0
     if progress:
-        progress(0, len(missing))
-    if use_batch:
-        assert batch is not None and isinstance(provider, BatchProvider)
-
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(done, len(missing))
-
-        missing = run_batches(store, provider, key, {h: texts_by_hash[h] for h in missing}, batch, report, advance)
-    total = done + len(missing)
+        progress(0, todo)
 
     def step(n: int) -> None:
         nonlocal done
         done += n
         if progress:
-            progress(done, total)
+            progress(done, todo)
 
-    embed_into_cache(store, provider, key, missing, texts_by_hash, report, step)
+    for group in changed.groups(only_missing=True):
+        texts, missing, _ = _missing_in(store, key, group, pending)
+        if use_batch and missing:
+            assert batch is not None and isinstance(provider, BatchProvider)
+            before = done
+            left = run_batches(store, provider, key, {h: texts[h] for h in missing}, batch, report, step)
+            todo -= len(missing) - (done - before) - len(left)  # submitted, not waited for: a later sync's
+            missing = left
+        embed_into_cache(store, provider, key, missing, texts, report, step)
 
 
 def embed_into_cache(
