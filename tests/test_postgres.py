@@ -181,6 +181,40 @@ def test_a_big_index_is_searched_by_the_servers_hnsw_index_with_the_same_results
         assert any("embedding_cache_hnsw_64" in line[0] for line in plan)
 
 
+def test_the_write_that_crosses_ann_min_rows_builds_the_hnsw_index_and_marks_every_chunk_vector(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunk vectors are marked searched a slice at a time within the write; the write that brings the
+    agent past annMinRows builds the index, and later writes of that dimension count nothing again."""
+    monkeypatch.setattr("memlane.store.postgres.MARK_EVERY", 7)
+    ws = _chat_workspace(tmp_path, days=20)
+    schema = f"m{uuid.uuid4().hex[:8]}"
+    with memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, schema, annMinRows=10)) as mem:
+        mem.sync()
+        chunks = mem.store.counts()["chunks"]
+        assert chunks > 14 and isinstance(mem._vector_index(), ServerVectors)
+        with psycopg.connect(pg_url) as conn:
+            searched = conn.execute(f"SELECT count(*) FROM {schema}.embedding_cache WHERE searched").fetchone()
+            live = conn.execute(f"SELECT count(DISTINCT hash) FROM {schema}.chunks").fetchone()
+            index = conn.execute(
+                "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = 'embedding_cache_hnsw_64'", (schema,)
+            ).fetchone()
+        assert searched == live and index is not None
+        log = ws / "memory" / "2024-03-05.md"
+        log.write_text(log.read_text() + "- Ana: a heron on the violin case\n")
+        counted: list[str] = []
+        real = mem.store._x
+
+        def spy(sql: str, params: object = ()) -> object:
+            counted.append(sql)
+            return real(sql, params)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(mem.store, "_x", spy)
+        mem.sync()
+        assert not [q for q in counted if "GROUP BY dims" in q]  # the index exists: no count of the cache
+        assert mem.search("heron violin", min_score=0).results[0].path == "memory/2024-03-05.md"
+
+
 # -- lost connections
 
 

@@ -62,6 +62,7 @@ HNSW_BUILD_MAX_MB = 2048  # the most maintenance_work_mem one HNSW build asks of
 CONNECT_RETRIES = 3
 # A write that adds this many rows refreshes the planner's statistics of the tables it grew.
 ANALYZE_AFTER_ROWS = 500
+MARK_EVERY = 20_000  # hashes a write marks searched at a time (a first index of 1M chunks would hold them all)
 T = TypeVar("T")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -191,7 +192,8 @@ class PostgresStore:
         self._hnsw_dims: set[int] = set()
         self._closed = False
         self._written = 0  # rows added by the open write
-        self._touched: set[str] = set()  # hashes of the chunks and vectors it added
+        self._touched: set[str] = set()  # hashes of the chunks and vectors it added, not yet marked searched
+        self._new_dims: set[int] = set()  # dimension counts of the vectors the open write marked searched
         self._doc_counts: dict[str, tuple[int, int]] = {}  # table -> (generation, rows)
         from .pgfacts import PostgresFacts
 
@@ -311,12 +313,12 @@ class PostgresStore:
                     lock = f"memlane:{self.schema}:{self.agent}"
                     self._conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,))
                     self._written = 0
-                    self._touched = set()
+                    self._touched, self._new_dims = set(), set()
                     yield
                     self._mark_searched()
                     if changes_index:
                         self._bump("generation")
-                    if changes_index and self._written:  # one that added no row cannot cross annMinRows
+                    if changes_index and self._new_dims - self._hnsw_dims:  # only new vectors cross annMinRows
                         self._ensure_ann()
                 if self._written >= ANALYZE_AFTER_ROWS:
                     self._analyze_grown()
@@ -480,6 +482,8 @@ class PostgresStore:
         keys = [(self.agent, seq, h, bool(a)) for r, seq in zip(rows, seqs, strict=True) for h, _, a in r.keys]
         self._written += len(rows) + len(keys)
         self._touched.update(r.hash for r in rows)
+        if len(self._touched) >= MARK_EVERY:
+            self._mark_searched()
         if keys:
             with self._conn.cursor() as cur:
                 cur.executemany(
@@ -687,6 +691,8 @@ class PostgresStore:
         now = _now_ms()
         self._written += len(vectors)
         self._touched.update(vectors)
+        if len(self._touched) >= MARK_EVERY:
+            self._mark_searched()
         with self._conn.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO {self._t('embedding_cache')} VALUES (%s, %s, %s, %s, %s, %s, %b, %s) "
@@ -701,15 +707,18 @@ class PostgresStore:
     def _mark_searched(self) -> None:
         """Mark the cache entries that are a chunk's vector (``searched``): only those go into the HNSW
         index. Keys (three vectors in four on chat logs) are read by their chunk, never searched by nearness,
-        and left out of it the graph builds about four times faster."""
+        and left out of it the graph builds about four times faster. Runs every ``MARK_EVERY`` hashes, so
+        a first index of a million chunks does not hold them all."""
         if not self._touched:
             return
         cache, chunks = self._t("embedding_cache"), self._t("chunks")
-        self._x(
-            f"UPDATE {cache} e SET searched = true WHERE e.agent = %s AND e.hash = ANY(%s) AND NOT e.searched "
-            f"AND EXISTS (SELECT 1 FROM {chunks} c WHERE c.agent = e.agent AND c.hash = e.hash)",
+        marked = self._x(
+            f"WITH m AS (UPDATE {cache} e SET searched = true WHERE e.agent = %s AND e.hash = ANY(%s) "
+            f"AND NOT e.searched AND EXISTS (SELECT 1 FROM {chunks} c WHERE c.agent = e.agent AND c.hash = e.hash) "
+            "RETURNING e.dims) SELECT DISTINCT dims FROM m",
             (self.agent, list(self._touched)),
-        )
+        ).fetchall()
+        self._new_dims.update(int(d) for (d,) in marked)
         self._touched = set()
 
     def _ensure_ann(self) -> None:
