@@ -1,6 +1,7 @@
 """A real HTTP server on 127.0.0.1 speaking the OpenAI and Gemini embedding wire protocols.
 
-OpenAI: ``POST /v1/embeddings``, ``POST /v1/chat/completions`` (scripted replies), ``POST /v1/files``
+OpenAI: ``POST /v1/embeddings``, ``POST /v1/chat/completions`` (scripted replies), ``POST /v1/rerank`` (Jina
+and Cohere's format; relevance from ``rerank_boost``), ``POST /v1/files``
 (multipart), ``GET /v1/files/{id}/content``,
 ``POST /v1/batches``, ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``.
 Gemini: ``POST /v1beta/models/{m}:embedContent``, ``:batchEmbedContents``, ``:asyncBatchEmbedContent``,
@@ -64,6 +65,7 @@ class VendorState:
         self.faults: list[Fault] = []
         self.batch_outcomes: list[str] = []  # consumed per batch job created; default "complete"
         self.chat_replies: list[str] = []  # chat completions answer these, in order
+        self.rerank_boost: dict[str, float] = {}  # /rerank: a document's relevance is the sum of its words' boosts
         self.polls_to_finish = 2
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -142,6 +144,8 @@ class Handler(BaseHTTPRequestHandler):
                 return "embeddings"
             if rest == "chat/completions":
                 return "chat.completions"
+            if rest == "rerank":
+                return "rerank"
             if rest == "files":
                 return "files.create"
             if rest.startswith("files/") and rest.endswith("/content"):
@@ -196,6 +200,11 @@ class Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "content": content}
             return 200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
                          "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}, None  # fmt: skip
+        if kind == "rerank":  # Jina's and Cohere's shared format
+            docs = body["documents"]
+            relevance = [sum(state.rerank_boost.get(w, 0.0) for w in re.findall(r"\w+", d.lower())) for d in docs]
+            order = sorted(range(len(docs)), key=lambda i: -relevance[i])[: body.get("top_n", len(docs))]
+            return 200, {"id": "rr-1", "results": [{"index": i, "relevance_score": relevance[i]} for i in order]}, None
         if kind == "embeddings":
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             if any(not t for t in inputs):

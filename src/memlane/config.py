@@ -197,6 +197,38 @@ class PriorSettings(_Model):
     recency: float = Field(0.0, ge=0)  # up to this much added to the newest matching daily log
 
 
+class RerankRemoteSettings(_Model):
+    """A ``/rerank`` endpoint in the Jina / Cohere wire format (``{baseUrl}/rerank``)."""
+
+    base_url: str
+    api_key: str | None = None  # sent as a bearer token; read from here only, never from the environment
+    model: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_seconds: float = Field(10, gt=0)  # one search waits this long at most per attempt
+    max_retries: int = Field(1, ge=0)
+
+
+class RerankSettings(_Model):
+    """An optional cross-encoder over the best fused candidates (rerank.py); off unless one is given."""
+
+    model_path: str | None = None  # an ONNX cross-encoder; relative paths are read from the workspace
+    tokenizer_path: str | None = None  # its tokenizer.json; default: beside the model
+    remote: RerankRemoteSettings | None = None
+    top_n: int = Field(20, ge=2)  # candidates the reranker reads
+    weight: float = Field(0.5, ge=0, le=1)  # its share of the blended rank position
+    max_tokens: int = Field(512, ge=16)  # query + text, per pair (the ONNX model)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> RerankSettings:
+        if self.model_path and self.remote:
+            raise ValueError("rerank: set modelPath or remote, not both")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.model_path or self.remote)
+
+
 class QuerySettings(_Model):
     max_results: int = Field(6, ge=1)
     min_score: float = Field(0.35, ge=0)
@@ -205,6 +237,7 @@ class QuerySettings(_Model):
     archive_weight: float = Field(1.0, ge=0, le=1)  # scores of memory/archive/ files are multiplied by this
     hybrid: HybridSettings = HybridSettings()
     priors: PriorSettings = PriorSettings()
+    rerank: RerankSettings = RerankSettings()
 
 
 class RecallSettings(_Model):

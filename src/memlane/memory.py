@@ -28,6 +28,7 @@ from .keeper import IndexKeeper
 from .llm import LlmDrafter
 from .reflect import ReflectReport, apply_changes
 from .reflect import plan as reflect_plan
+from .rerank import Reranker, make_reranker
 from .search import SearchResponse, chunk_scores, rank
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import read_session
@@ -64,6 +65,7 @@ class Memory:
         self._background: Background | None = None
         self._backed_up = time.time()  # when this Memory last backed up (started: a flush before it is not its)
         self._shared: SharedIndexes | None = None  # other agents' indexes (memorySearch.shared), opened on use
+        self._reranker: Reranker | None = None  # query.rerank's, loaded by the first search
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -124,6 +126,9 @@ class Memory:
         self.index.close()
         if self._shared is not None:
             self._shared.close()
+        if self._reranker is not None:
+            self._reranker.close()
+            self._reranker = None
 
     # -- the index (kept by memlane.keeper)
     @property
@@ -204,7 +209,9 @@ class Memory:
                 except ProviderError as exc:
                     fallback = {"from": provider.provider_id, "reason": str(exc)}
                     notes.append(f"query embedding failed, keyword search only: {exc}")
-            results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now)
+            if q.rerank.enabled and self._reranker is None:
+                self._reranker = make_reranker(q.rerank, self.workspace)
+            results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
             if self.settings.shared:
                 if self._shared is None:
                     self._shared = SharedIndexes(self.settings, self.agent_id)

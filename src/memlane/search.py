@@ -18,9 +18,11 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .config import HybridSettings, QuerySettings
+from .config import HybridSettings, QuerySettings, RerankSettings
+from .errors import ProviderError
 from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
+from .rerank import Reranker, blend
 from .store import IndexStore, StoredChunk
 from .vectors import KeyReader, SearchVectors, VectorScores
 
@@ -111,9 +113,12 @@ def rank(
     max_results: int,
     min_score: float,
     now: dt.datetime | None = None,
+    reranker: Reranker | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[SearchResult], str]:
     """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"): fused scores, then the
-    priors of ``settings`` (priors.py: file, time read against ``now``, recency, archive), then windows."""
+    priors of ``settings`` (priors.py: file, time read against ``now``, recency, archive), then the
+    ``reranker``'s blend if one is given (rerank.py; a failure is told in ``notes``), then windows."""
     hybrid, window = settings.hybrid, settings.window
     ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
     use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
@@ -121,6 +126,8 @@ def rank(
     paths = {seq: row.path for seq, row in rows_by_seq.items()}
     ranked = apply_priors(ranked, paths, settings.priors, query, now, settings.archive_weight)
     ranked = [c for c in ranked if c.score >= min_score]
+    if reranker is not None and len(ranked) > 1:
+        ranked = _rerank(reranker, query, ranked, rows_by_seq, settings.rerank, notes)
     if hybrid.mmr.enabled and len(ranked) > 1:
         ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
 
@@ -140,6 +147,34 @@ def rank(
         if len(results) == max_results:
             break
     return results, mode
+
+
+def _rerank(
+    reranker: Reranker,
+    query: str,
+    ranked: list[_Candidate],
+    rows: dict[int, StoredChunk],
+    settings: RerankSettings,
+    notes: list[str] | None,
+) -> list[_Candidate]:
+    """The best ``top_n`` candidates reordered by their blend with the reranker's order; the rest follow, their
+    scores held at or below the last blended one so scores still fall down the list."""
+    head = [c for c in ranked[: settings.top_n] if c.seq in rows]
+    rest = [c for c in ranked if c not in head]
+    try:
+        relevance = reranker.scores(query, [rows[c.seq].text for c in head])
+    except ProviderError as exc:
+        if notes is not None:
+            notes.append(f"rerank failed, fused order kept: {exc}")
+        return ranked
+    reordered = []
+    for i, score in blend([c.score for c in head], relevance, settings.weight):
+        head[i].score = score
+        reordered.append(head[i])
+    floor = reordered[-1].score
+    for c in rest:
+        c.score = min(c.score, floor)
+    return reordered + rest
 
 
 def chunk_scores(
