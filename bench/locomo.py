@@ -25,6 +25,7 @@ from statistics import median
 from typing import Any
 
 import memlane
+from memlane.rerank import make_reranker
 from memlane.search import rank
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,6 +79,7 @@ def run_conv(
         q_settings = mem.settings.query
         provider = mem.choice.provider
         vectors = mem._vector_index() if provider else None
+        reranker = make_reranker(q_settings.rerank, ws)  # query.rerank (--set), None by default
         for q in queries:
             qvec = provider.embed_query(q["question"]) if provider else None
             now = question_date(q)
@@ -98,6 +100,7 @@ def run_conv(
                     topk,
                     0.0,
                     now,
+                    reranker,
                 )
                 lat[mode].append((time.perf_counter() - t) * 1000)
                 out[mode].append({"qid": q["qid"], "results": [r.to_dict() for r in results]})
