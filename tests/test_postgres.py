@@ -52,7 +52,10 @@ def _hits(mem: memlane.Memory, query: str) -> list[tuple[str, int, int]]:
 # -- migration
 
 
-def test_migrate_copies_the_index_and_nothing_is_embedded_again(tmp_path: Path, pg_url: str) -> None:
+def test_migrate_copies_the_index_and_nothing_is_embedded_again(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memlane.store.postgres.MARK_EVERY", 5)  # chunk vectors marked searched in slices
     ws = _chat_workspace(tmp_path)
     fake = FakeEmbedder()
     with memlane.open(ws, provider=fake, chunking={"keys": True}) as mem:
@@ -71,6 +74,10 @@ def test_migrate_copies_the_index_and_nothing_is_embedded_again(tmp_path: Path, 
     assert report["chunks"] == counts["chunks"] and report["chunk_keys"] == counts["chunk_keys"] > 0
     assert report["facts"] == facts["facts"] > 0 and report["vectors"] == counts["cache_entries"]
     assert sqlite_file.read_bytes() == file_bytes  # the source is only read
+    with psycopg.connect(pg_url) as conn:  # every chunk's vector is one the HNSW index would hold
+        searched = conn.execute(f"SELECT count(*) FROM {schema}.embedding_cache WHERE searched").fetchone()
+        chunk_hashes = conn.execute(f"SELECT count(DISTINCT hash) FROM {schema}.chunks").fetchone()
+    assert searched == chunk_hashes
 
     embedder = FakeEmbedder()
     with memlane.open(ws, provider=embedder, chunking={"keys": True}, store=_store(pg_url, schema)) as mem:

@@ -481,9 +481,7 @@ class PostgresStore:
                     break
         keys = [(self.agent, seq, h, bool(a)) for r, seq in zip(rows, seqs, strict=True) for h, _, a in r.keys]
         self._written += len(rows) + len(keys)
-        self._touched.update(r.hash for r in rows)
-        if len(self._touched) >= MARK_EVERY:
-            self._mark_searched()
+        self._touch(r.hash for r in rows)
         if keys:
             with self._conn.cursor() as cur:
                 cur.executemany(
@@ -690,9 +688,6 @@ class PostgresStore:
             return
         now = _now_ms()
         self._written += len(vectors)
-        self._touched.update(vectors)
-        if len(self._touched) >= MARK_EVERY:
-            self._mark_searched()
         with self._conn.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO {self._t('embedding_cache')} VALUES (%s, %s, %s, %s, %s, %s, %b, %s) "
@@ -703,6 +698,14 @@ class PostgresStore:
                     for h, v in vectors.items()
                 ],
             )
+        self._touch(vectors)
+
+    def _touch(self, hashes: Iterable[str]) -> None:
+        """Hashes whose chunk or vector the open write just inserted, to be marked searched. Whichever of
+        the two is written second marks the pair, so call it after the insert."""
+        self._touched.update(hashes)
+        if len(self._touched) >= MARK_EVERY:
+            self._mark_searched()
 
     def _mark_searched(self) -> None:
         """Mark the cache entries that are a chunk's vector (``searched``): only those go into the HNSW
