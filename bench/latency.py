@@ -18,9 +18,9 @@ Synthetic Markdown: 100 chunks per file (a heading and three short lines each, Z
 words). Embedding 100k chunks with the real model would take ~40 minutes here, so the big
 indexes are built with a bench provider whose *batch* vectors are fast hashed 384-d vectors and
 whose *query* vectors come from the real local model (so search latency includes a real query
-embedding). A document's hashed vector is the sum of one random vector per word, so texts that share
-words are near each other as real vectors are (independent random vectors have no neighbourhood a graph
-index can follow: recall@10 0.02 at 1M); recall@10 against exact search embeds its queries the same way.
+embedding). A document's hashed vector is the sum of one sparse random vector per word, and recall@10
+against exact search embeds its queries the same way. Synthetic recall is still no measure of a graph
+index (0.06-0.09 at 1M, docs/DESIGN.md §22): the real-text row's recall is.
 Real-model index throughput is measured separately on 1,000 chunks. Prints numbers; asserts nothing.
 """
 
@@ -173,7 +173,8 @@ def start_postgres(work: Path) -> str:
 
 def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str]) -> float:
     """Share of the exact top 10 (cosine over every vector) that the search's vector leg returns, for queries
-    embedded as the documents are (hashed words: a query of the real model has no neighbours among them)."""
+    embedded as the documents are (with the bench provider, hashed words: a real-model query has no neighbours
+    among them)."""
     from memlane.sync import embedding_key
     from memlane.vectors import LiveVectors, VectorIndex
 

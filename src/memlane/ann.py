@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .store import EmbeddingKey, IndexStore
-from .vectors import KeyReader, VectorScores, in_order
+from .vectors import KeyReader, VectorScores, stored_in_order
 
 RESCORE_FACTOR = 4  # graph candidates per wanted result, rescored exactly
 MIN_CANDIDATES = 40
@@ -173,5 +173,4 @@ class AnnVectors:
         return VectorScores(order, cosines)
 
     def vectors_of(self, seqs: Sequence[int]) -> npt.NDArray[np.float32]:
-        found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims)
-        return in_order(found, matrix, seqs, self.dims)
+        return stored_in_order(self.store, self.key, seqs, self.dims)

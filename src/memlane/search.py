@@ -160,7 +160,10 @@ def _rerank(
     """The best ``top_n`` candidates reordered by their blend with the reranker's order; the rest follow, their
     scores held at or below the last blended one so scores still fall down the list."""
     head = [c for c in ranked[: settings.top_n] if c.seq in rows]
-    rest = [c for c in ranked if c not in head]
+    if len(head) < 2:  # nothing to reorder (the rest were deleted between two reads)
+        return ranked
+    taken = {c.seq for c in head}
+    rest = [c for c in ranked if c.seq not in taken]
     try:
         relevance = reranker.scores(query, [rows[c.seq].text for c in head])
     except ProviderError as exc:

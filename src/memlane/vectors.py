@@ -28,11 +28,12 @@ KeyReader = Callable[
 ]
 
 
-def in_order(
-    found: npt.NDArray[np.int64], matrix: npt.NDArray[np.float32], seqs: Sequence[int], dims: int
+def stored_in_order(
+    store: IndexStore | ServerVectorSearch, key: EmbeddingKey, seqs: Sequence[int], dims: int, table: str = "chunks"
 ) -> npt.NDArray[np.float32]:
-    """A row per one of ``seqs``, from ``found``/``matrix`` (vectors read by seq, any order); zeros where a seq
-    has none."""
+    """A row per one of ``seqs``, read from the store's cache (each distinct seq once); zeros where a seq
+    has no vector."""
+    found, matrix = store.vectors_for(key, np.asarray(sorted(set(seqs)), np.int64), dims, table)
     row = {int(s): i for i, s in enumerate(found)}
     out = np.zeros((len(seqs), dims), dtype=np.float32)
     for i, s in enumerate(seqs):
@@ -73,8 +74,7 @@ class ServerVectors:
         return VectorScores(list(hits), cosines)
 
     def vectors_of(self, seqs: list[int]) -> npt.NDArray[np.float32]:
-        found, matrix = self.store.vectors_for(self.key, np.asarray(sorted(set(seqs)), np.int64), self.dims, self.table)
-        return in_order(found, matrix, seqs, self.dims)
+        return stored_in_order(self.store, self.key, seqs, self.dims, self.table)
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,8 @@ class LiveVectors:
                     ann = self._ann
                     if ann is None or (ann.key, ann.dims) != (key, dims) or ann.store is not store:
                         ann = self._ann = AnnVectors(store, key, dims)
+                        ann.keys = functools.partial(store.key_vectors, key, dims=dims)
                     ann.refresh(*at)
-                    ann.keys = functools.partial(store.key_vectors, key, dims=dims)
                     self._cached = None  # the float matrix is not kept beside the graph
                     return ann
         return self.get(store, key, dims)
