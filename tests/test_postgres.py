@@ -178,7 +178,13 @@ def test_a_big_index_is_searched_by_the_servers_hnsw_index_with_the_same_results
             got = mem.search(q, min_score=0).results
             assert [(r.path, r.start_line) for r in got] == [(r.path, r.start_line) for r in exact[q]], q
             assert np.allclose([r.score for r in got], [r.score for r in exact[q]], atol=1e-4)
-        assert mem.status()["vector"]["backend"].startswith("numpy exact below 10 vectors")
+        vector = mem.status()["vector"]
+        assert vector["backend"].startswith("numpy exact below 10 vectors")
+        graph, buffers = mem.store.hnsw_memory()
+        assert 0 < graph < buffers and vector["sharedBuffersMb"] == round(buffers / 1e6, 1) and "warning" not in vector
+        with pytest.MonkeyPatch.context() as patch:  # a graph bigger than the server's buffers is pointed out
+            patch.setattr(mem.store, "hnsw_memory", lambda: (vector["sharedBuffersMb"] * 2e6, 128e6))
+            assert "shared_buffers" in mem.status()["vector"]["warning"]
         with psycopg.connect(pg_url) as conn:
             plan = conn.execute(
                 f"EXPLAIN SELECT hash FROM {schema}.embedding_cache e WHERE e.dims = 64 AND e.searched "
@@ -186,6 +192,58 @@ def test_a_big_index_is_searched_by_the_servers_hnsw_index_with_the_same_results
                 (str([0.1] * 64),),
             ).fetchall()
         assert any("embedding_cache_hnsw_64" in line[0] for line in plan)
+
+
+def test_the_server_scores_keys_as_their_vectors_would_be_scored_here(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path, days=3)
+    schema = f"k{uuid.uuid4().hex[:8]}"
+    with memlane.open(ws, provider=FakeEmbedder(), chunking={"keys": True}, store=_store(pg_url, schema)) as mem:
+        mem.sync()
+        store = mem.store
+        assert isinstance(store, PostgresStore)
+        key = mem._vector_index()
+        chunks = [int(s) for s in store.live_seqs()]
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # one key's vector still out (a batch job)
+            conn.execute(
+                f"DELETE FROM {schema}.embedding_cache WHERE hash = (SELECT hash FROM {schema}.chunk_keys LIMIT 1)"
+            )
+        from memlane.sync import embedding_key
+
+        ekey = embedding_key(mem.choice.provider)
+        query = FakeEmbedder().embed_query("the violin plan")
+        owners, assistant, embedded, matrix = store.key_vectors(ekey, chunks, len(query))
+        got = store.key_similarities(ekey, chunks, query)
+        assert len(owners) > 10 and embedded.tolist().count(False) == 1
+        assert got[0].tolist() == owners.tolist() and got[1].tolist() == assistant.tolist()
+        assert got[2].tolist() == embedded.tolist()
+        assert np.allclose(got[3], matrix @ query, atol=1e-5)
+        assert key.keys is not None and np.allclose(key.keys(chunks, query)[3], got[3])
+
+
+def test_document_frequencies_are_counted_once_per_generation(tmp_path: Path, pg_url: str) -> None:
+    ws = _chat_workspace(tmp_path, days=3)
+    with memlane.open(ws, provider="none", store=_store(pg_url)) as mem:
+        mem.sync()
+        store = mem.store
+        assert isinstance(store, PostgresStore)
+        counted: list[str] = []
+        execute = psycopg.Connection.execute
+
+        def spy(conn: psycopg.Connection, sql: str, *args: object, **kw: object) -> object:
+            counted.extend([sql] if "count(*) FROM (SELECT 1" in str(sql) else [])
+            return execute(conn, sql, *args, **kw)  # type: ignore[arg-type]
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(psycopg.Connection, "execute", spy)
+            first = store.term_frequencies(["violin", "garden"])
+            assert len(counted) == 1
+            assert store.term_frequencies(["garden", "violin"]) == first and len(counted) == 1
+            hits = store.keyword_search(match_expression("violin garden"), 10)
+            assert hits and len(counted) == 1  # counted to the whole index already: nothing left to count
+            write(ws, "memory/2024-03-20.md", "- Ana: violin again\n")
+            mem.sync()  # a new generation: counted again, and the new row is in the count
+            total, again = store.term_frequencies(["violin", "garden"])
+            assert len(counted) == 2 and again["violin"] == first[1]["violin"] + 1 and total == first[0] + 1
 
 
 def test_the_write_that_crosses_ann_min_rows_builds_the_hnsw_index_and_marks_every_chunk_vector(

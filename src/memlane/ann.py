@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .store import EmbeddingKey, IndexStore
-from .vectors import KeyReader, VectorScores, stored_in_order
+from .vectors import KeyScorer, VectorScores, stored_in_order
 
 RESCORE_FACTOR = 4  # graph candidates per wanted result, rescored exactly
 MIN_CANDIDATES = 40
@@ -62,7 +62,7 @@ class AnnVectors:
         self.seqs = np.zeros(0, dtype=np.int64)
         self.state: _State | None = None
         self.unsaved = 0
-        self.keys: KeyReader | None = None
+        self.keys: KeyScorer | None = None
 
     # -- keeping in step
     def refresh(self, epoch: int, generation: int) -> None:

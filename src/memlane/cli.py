@@ -510,6 +510,8 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
     if info["fallback"]:
         click.echo(f"fallback   from {info['fallback']['from']}: {info['fallback']['reason']}")
     click.echo(f"vectors    {info['vector']['backend']}")
+    if "warning" in info["vector"]:
+        click.echo(f"warning    {info['vector']['warning']}")
     click.echo(f"keywords   FTS5 {info['fts']['tokenizer']}, CJK {info['fts']['cjk']}")
     click.echo(f"chunking   {info['chunking']['tokens']} tokens, {info['chunking']['overlap']} overlap")
     click.echo(f"cache      {info['cacheEntries']} entries (max {info['cache']['maxEntries']})")

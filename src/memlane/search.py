@@ -24,7 +24,7 @@ from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
 from .rerank import Reranker, blend
 from .store import IndexStore, StoredChunk
-from .vectors import KeyReader, SearchVectors, VectorScores
+from .vectors import KeyScorer, SearchVectors, VectorScores
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700
@@ -286,7 +286,7 @@ def keyword_match(store: IndexStore, query: str, max_share: float) -> str | None
 
 def _score_keys(
     candidates: dict[int, _Candidate],
-    read_keys: KeyReader,
+    score_keys: KeyScorer,
     query_vec: npt.NDArray[np.float32],
     weight: float,
     assistant_weight: float,
@@ -294,10 +294,10 @@ def _score_keys(
     """Blend each candidate's vector score with its best key's (keys.py); an assistant's key counts
     ``assistant_weight`` times. Only candidates are rescored: scoring every key would cost a matrix
     several times the chunks', for the same ranking on LoCoMo."""
-    owners, assistant, embedded, matrix = read_keys(list(candidates))
+    owners, assistant, embedded, cosines = score_keys(list(candidates), query_vec)
     if not len(owners):
         return  # an index built without keys (chunking.keys false)
-    sims = np.where(assistant, assistant_weight, 1.0) * (matrix @ query_vec)
+    sims = np.where(assistant, assistant_weight, 1.0) * cosines
     best: dict[int, float] = {}
     for owner, sim, ready in zip(owners.tolist(), sims.tolist(), embedded.tolist(), strict=True):
         if ready and sim > best.get(owner, -1.0):

@@ -137,14 +137,23 @@ def probe(provider: EmbeddingProvider | None) -> dict[str, Any]:
     return {"ok": True, "dims": int(vec.shape[1]), "ms": round((time.perf_counter() - t) * 1000, 1)}
 
 
-def _vector_backend(store: IndexStore, embedding: bool) -> dict[str, str]:
+def _vector_backend(store: IndexStore, embedding: bool) -> dict[str, object]:
     if not embedding:
         return {"backend": "none", "why": "no embedding provider"}
     if isinstance(store, ServerVectorSearch):
-        return {
+        graph, buffers = store.hnsw_memory()
+        out: dict[str, object] = {
             "backend": f"numpy exact below {store.ann_min_rows:,} vectors, pgvector HNSW on the server from there",
             "why": "memorySearch.store.annMinRows (docs/DESIGN.md §20)",
+            "hnswMb": round(graph / 1e6, 1),
+            "sharedBuffersMb": round(buffers / 1e6, 1),
         }
+        if graph > buffers:
+            out["warning"] = (
+                "the HNSW index is bigger than the server's shared_buffers: every search reads its pages again "
+                "from the OS cache (about 1.5x slower); raise shared_buffers above it (docs/DESIGN.md §24)"
+            )
+        return out
     return {
         "backend": "numpy (in-process exact cosine)",
         "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",

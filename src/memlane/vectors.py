@@ -21,11 +21,28 @@ from .store import EmbeddingKey, IndexStore, ServerVectorSearch
 if TYPE_CHECKING:
     from .ann import AnnVectors
 
-# chunk seqs -> (owner chunk seq, said by an assistant, embedded yet, vector), a row per key
-KeyReader = Callable[
-    [Sequence[int]],
+# (chunk seqs, query vector) -> (owner chunk seq, said by an assistant, embedded yet, cosine to the query),
+# a row per key of those chunks
+KeyScorer = Callable[
+    [Sequence[int], npt.NDArray[np.float32]],
     tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]],
 ]
+
+
+def key_scorer(store: IndexStore, key: EmbeddingKey, dims: int) -> KeyScorer:
+    """How a search scores the keys of its candidates (keys.py): a server that searches its own vectors
+    computes the cosines where the vectors are (a number per key crosses the wire, not 384 floats); otherwise
+    the keys' vectors are read and multiplied here. A key not embedded yet scores 0 and is marked so."""
+    if isinstance(store, ServerVectorSearch):
+        return functools.partial(store.key_similarities, key)
+
+    def score(
+        chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        owners, assistant, embedded, matrix = store.key_vectors(key, chunk_seqs, dims)
+        return owners, assistant, embedded, matrix @ query_vec
+
+    return score
 
 
 def stored_in_order(
@@ -59,7 +76,7 @@ class ServerVectors:
     dims: int
     rows: int
     table: str = "chunks"
-    keys: KeyReader | None = None
+    keys: KeyScorer | None = None
 
     def __len__(self) -> int:
         return self.rows
@@ -83,7 +100,7 @@ class VectorIndex:
 
     seqs: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
-    keys: KeyReader | None = None  # chunk keys (keys.py), read on demand
+    keys: KeyScorer | None = None  # chunk keys (keys.py), scored on demand
 
     def __len__(self) -> int:
         return len(self.seqs)
@@ -136,8 +153,7 @@ class LiveVectors:
             rows = store.vector_rows(self.table)
             if rows >= store.ann_min_rows:
                 self.clear()  # the matrix is not needed while the server searches
-                keys = functools.partial(store.key_vectors, key, dims=dims)
-                return ServerVectors(store, key, dims, rows, self.table, keys)
+                return ServerVectors(store, key, dims, rows, self.table, key_scorer(store, key, dims))
         elif self.ann_min_rows is not None:
             with self._lock:
                 at = store.generation()
@@ -149,7 +165,7 @@ class LiveVectors:
                     ann = self._ann
                     if ann is None or (ann.key, ann.dims) != (key, dims) or ann.store is not store:
                         ann = self._ann = AnnVectors(store, key, dims)
-                        ann.keys = functools.partial(store.key_vectors, key, dims=dims)
+                        ann.keys = key_scorer(store, key, dims)
                     ann.refresh(*at)
                     self._cached = None  # the float matrix is not kept beside the graph
                     return ann
@@ -193,10 +209,7 @@ class LiveVectors:
                         # committed them out of order, sort rather than break rows_of's binary search.
                         order = np.argsort(seqs, kind="stable")
                         seqs, matrix = seqs[order], matrix[order]
-            keys = None
-            if self.table == "chunks":
-                keys = functools.partial(store.key_vectors, key, dims=dims)
-            index = VectorIndex(seqs, matrix, keys)
+            index = VectorIndex(seqs, matrix, key_scorer(store, key, dims) if self.table == "chunks" else None)
             self._cached = ((epoch, gen), key, index)
             return index
 

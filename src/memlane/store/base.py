@@ -137,9 +137,16 @@ class ServerVectorSearch(Protocol):
     def similarities(
         self, key: EmbeddingKey, query_vec: npt.NDArray[np.float32], seqs: Sequence[int], table: str = "chunks"
     ) -> dict[int, float]: ...
+    def hnsw_memory(self) -> tuple[int, int]:
+        """(bytes of the server's vector indexes, bytes of the server's buffer cache)."""
+        ...
+
     def vectors_for(
         self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int, table: str = "chunks"
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
-    def key_vectors(
-        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]: ...
+    def key_similarities(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        """A row per key of ``chunk_seqs``: its chunk, said by an assistant, embedded yet, cosine to
+        ``query_vec`` (0 where not embedded)."""
+        ...

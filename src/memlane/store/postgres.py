@@ -54,6 +54,7 @@ VECTOR_TABLES = ("chunks", "facts")
 # from it on, by the HNSW index on the server (memorySearch.store.annMinRows).
 ANN_MIN_ROWS = 50_000
 HNSW_EF_SEARCH = 100
+DF_CACHE_MAX = 50_000  # document frequencies kept for one generation (a few MB), then counted afresh
 # Keyword candidates on big indexes (selective()): terms in at most this share of the rows, the 3 rarest at least.
 SELECTIVE_MIN_ROWS = 5_000
 SELECTIVE_SHARE = 0.01
@@ -195,6 +196,8 @@ class PostgresStore:
         self._touched: set[str] = set()  # hashes of the chunks and vectors it added, not yet marked searched
         self._new_dims: set[int] = set()  # dimension counts of the vectors the open write marked searched
         self._doc_counts: dict[str, tuple[int, int]] = {}  # table -> (generation, rows)
+        # Document frequencies of one generation: (table, columns, phrase) -> (count, the cap it was counted to)
+        self._dfs: tuple[int, dict[tuple[str, tuple[str, ...], str], tuple[int, int]]] = (-1, {})
         from .pgfacts import PostgresFacts
 
         self.facts = PostgresFacts(self)
@@ -526,9 +529,10 @@ class PostgresStore:
         return lines_from_chunks(rows, start, end)
 
     # -- full text
-    def doc_count(self, table: str) -> int:
-        """Rows of ``table`` for this agent, counted once per index generation."""
-        _, gen = self.generation()
+    def doc_count(self, table: str, gen: int | None = None) -> int:
+        """Rows of ``table`` for this agent, counted once per index generation (``gen``: already read)."""
+        if gen is None:
+            _, gen = self.generation()
         cached = self._doc_counts.get(table)
         if cached is not None and cached[0] == gen:
             return cached[1]
@@ -544,17 +548,32 @@ class PostgresStore:
         cfg = "simple" if term.columns == ("cjk",) else f"{self.schema}.memlane"
         return f"phraseto_tsquery('{cfg}', %s)"
 
-    def _doc_frequencies(self, conn: Any, table: str, terms: Sequence[MatchTerm], cap: int) -> list[int]:
-        """Every term's document frequency in one round trip, each counted up to ``cap``."""
-        if not terms:
-            return []
-        counts = ", ".join(
-            f"(SELECT count(*) FROM (SELECT 1 FROM {self._t(table)} t WHERE t.agent = %s AND "
-            f"{_column(term)} @@ {self.tsquery(term)} LIMIT %s) x)"
-            for term in terms
-        )
-        row = conn.execute(f"SELECT {counts}", [x for term in terms for x in (self.agent, term.phrase, cap)]).fetchone()
-        return [int(df) for df in row]
+    def _doc_frequencies(self, conn: Any, table: str, terms: Sequence[MatchTerm], cap: int, gen: int) -> list[int]:
+        """Every term's document frequency, each counted up to ``cap``, in one round trip for those not counted
+        yet in generation ``gen``. Counting is most of a keyword search on PostgreSQL (a common term is ~10k
+        rows to visit at 100k chunks), and an agent's queries repeat their words; docs/DESIGN.md §24."""
+        at, known = self._dfs
+        if at != gen or len(known) > DF_CACHE_MAX:
+            known = {}
+            self._dfs = (gen, known)
+
+        def cached(term: MatchTerm) -> int | None:
+            hit = known.get((table, term.columns, term.phrase))
+            if hit is None or (hit[0] >= hit[1] and hit[1] < cap):  # counted to a lower cap, and reached it
+                return None
+            return min(hit[0], cap)
+
+        todo = list({term: None for term in terms if cached(term) is None})
+        if todo:
+            counts = ", ".join(
+                f"(SELECT count(*) FROM (SELECT 1 FROM {self._t(table)} t WHERE t.agent = %s AND "
+                f"{_column(term)} @@ {self.tsquery(term)} LIMIT %s) x)"
+                for term in todo
+            )
+            row = conn.execute(f"SELECT {counts}", [x for term in todo for x in (self.agent, term.phrase, cap)])
+            for term, df in zip(todo, row.fetchone(), strict=True):
+                known[(table, term.columns, term.phrase)] = (int(df), cap)
+        return [int(cached(term) or 0) for term in terms]
 
     def ranked(
         self,
@@ -571,11 +590,12 @@ class PostgresStore:
             terms = parse_match(match)
         except ValueError as exc:
             raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
-        total = self.doc_count(table)
+        _, gen = self.generation()
+        total = self.doc_count(table, gen)
         t = self._t(table)
 
         def run(conn: Any) -> list[tuple[int, float]]:
-            dfs = self._doc_frequencies(conn, table, terms, df_cap(total))
+            dfs = self._doc_frequencies(conn, table, terms, df_cap(total), gen)
             found = [(term, df) for term, df in zip(terms, dfs, strict=True) if df]
             live = [(term, idf(max(total, df), df), df) for term, df in found]
             if not live:
@@ -600,9 +620,10 @@ class PostgresStore:
         return self._read(run)
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        total = self.doc_count("chunks")
+        _, gen = self.generation()
+        total = self.doc_count("chunks", gen)
         phrases = [MatchTerm(("text",), fold(term)) for term in terms]
-        dfs = self._read(lambda conn: self._doc_frequencies(conn, "chunks", phrases, max(total, 1)))
+        dfs = self._read(lambda conn: self._doc_frequencies(conn, "chunks", phrases, max(total, 1), gen))
         return total, dict(zip(terms, dfs, strict=True))
 
     def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
@@ -662,6 +683,33 @@ class PostgresStore:
         owners = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         assistant = np.fromiter((bool(r[1]) for r in rows), dtype=np.bool_, count=len(rows))
         return owners, assistant, embedded, matrix
+
+    def key_similarities(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        """The keys' cosines computed by the server: a search reads a number per key instead of its vector
+        (2.2 -> 1.0 ms for ~150 keys at 100k chunks, docs/DESIGN.md §24)."""
+        dims = int(query_vec.shape[0])
+        rows = self._rows(
+            f"SELECT k.chunk_seq, k.assistant, 1 - (e.embedding::vector({dims}) <=> %b::vector({dims})) "
+            f"FROM {self._t('chunk_keys')} k LEFT JOIN {self._t('embedding_cache')} e ON e.agent = k.agent "
+            "AND e.hash = k.hash AND e.provider = %s AND e.model = %s AND e.provider_key = %s AND e.dims = %s "
+            "WHERE k.agent = %s AND k.chunk_seq = ANY(%s) ORDER BY k.seq",
+            (
+                query_vec.astype(np.float32),
+                key.provider,
+                key.model,
+                key.provider_key,
+                dims,
+                self.agent,
+                [int(s) for s in chunk_seqs],
+            ),
+        )
+        owners = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        assistant = np.fromiter((bool(r[1]) for r in rows), dtype=np.bool_, count=len(rows))
+        embedded = np.fromiter((r[2] is not None for r in rows), dtype=np.bool_, count=len(rows))
+        cosines = np.fromiter((r[2] or 0.0 for r in rows), dtype=np.float32, count=len(rows))
+        return owners, assistant, embedded, cosines
 
     def keys_without_vectors(self, key: EmbeddingKey) -> int:
         rows = self._rows(
@@ -754,6 +802,18 @@ class PostgresStore:
                     f"((embedding::vector({int(dims)})) vector_cosine_ops) WHERE dims = {int(dims)} AND searched"
                 )
             self._hnsw_dims.add(int(dims))
+
+    def hnsw_memory(self) -> tuple[int, int]:
+        """(bytes of this schema's HNSW indexes, bytes of the server's shared_buffers). A search walks the
+        graph's pages in shared buffers; a graph bigger than them is read again from the OS cache on every
+        search: p50 24 ms instead of 16 at 100k chunks (docs/DESIGN.md §24)."""
+        rows = self._rows(
+            "SELECT coalesce(sum(pg_relation_size(c.oid)), 0), (SELECT setting::bigint * 8192 FROM pg_settings "
+            "WHERE name = 'shared_buffers') FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace "
+            "WHERE s.nspname = %s AND c.relname LIKE 'embedding_cache_hnsw_%%'",
+            (self.schema,),
+        )
+        return int(rows[0][0]), int(rows[0][1])
 
     def nearest(
         self, key: EmbeddingKey, query_vec: npt.NDArray[np.float32], limit: int, table: str = "chunks"
