@@ -159,6 +159,14 @@ class MmrSettings(_Model):
     lambda_: float = Field(0.7, ge=0, le=1, alias="lambda")
 
 
+class FeedbackSettings(_Model):
+    """Pseudo-relevance feedback on the keyword leg (feedback.py): off while ``weight`` is 0."""
+
+    weight: float = Field(0.0, ge=0, le=1)  # share of the text score from the feedback query
+    docs: int = Field(5, ge=1)  # best keyword hits read for words
+    terms: int = Field(10, ge=1)  # words in the feedback query
+
+
 class HybridSettings(_Model):
     enabled: bool = True
     vector_weight: float = Field(0.7, ge=0)
@@ -175,6 +183,7 @@ class HybridSettings(_Model):
     fusion: Literal["weighted", "rrf"] = "weighted"
     rrf_k: int = Field(60, ge=1)
     mmr: MmrSettings = MmrSettings()
+    feedback: FeedbackSettings = FeedbackSettings()
 
     @model_validator(mode="after")
     def _some_weight(self) -> HybridSettings:

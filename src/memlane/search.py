@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from .config import HybridSettings, QuerySettings, RerankSettings
 from .errors import ProviderError
+from .feedback import feedback_hits
 from .keywords import STOPWORDS, content_terms, match_expression, query_terms
 from .priors import apply_priors
 from .rerank import Reranker, blend
@@ -233,6 +234,17 @@ def _score(
         for seq, raw in hits:
             candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
             keyword_order.append(seq)
+        fb = hybrid.feedback
+        if fb.weight > 0 and hits:
+            more = feedback_hits(store, query, hits, fb.docs, fb.terms, pool)
+            best_more = max((s for _, s in more), default=0.0)
+            for c in candidates.values():
+                c.text *= 1 - fb.weight
+            for seq, raw in more:
+                c = candidates.setdefault(seq, _Candidate(seq))
+                c.text += fb.weight * raw / best_more
+            known = set(keyword_order)
+            keyword_order += [seq for seq, _ in more if seq not in known]
 
     if use_vector:
         assert vectors is not None and scores is not None
