@@ -11,6 +11,8 @@ reads its files again for each step instead of holding every row, so its memory 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import os
 import time
@@ -40,6 +42,7 @@ CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync 
 EMBED_BATCH = 64  # texts per provider call and per cache commit
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
+TRIM_AFTER_CHUNKS = 5_000  # a sync that wrote this many chunks hands its freed heap back (release_freed_memory)
 STREAM_CHUNKS = 20_000  # chunks of changed files held at once; a bigger sync reads its files again per step
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
@@ -212,7 +215,17 @@ def sync_workspace(
             break
         report.absorb(run(False, None))  # the plan was told once
     report.seconds = time.perf_counter() - started
+    if report.chunks_written >= TRIM_AFTER_CHUNKS:
+        release_freed_memory()
     return report
+
+
+def release_freed_memory() -> None:
+    """Hand the heap a big sync freed back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+    Python and numpy free the pass's rows, but the C heap keeps the pages: a search process that has just
+    indexed 100k chunks held 30 MB more than it needed (docs/DESIGN.md §24)."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc (macOS, musl, Windows): nothing to do
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 @dataclass
