@@ -175,12 +175,10 @@ def start_postgres(work: Path, shared_buffers_mb: int = 2048) -> str:
         url = str(server.get_uri())
         with psycopg.connect(url, autocommit=True) as conn:
             (pages,) = conn.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'").fetchone()
-            if pages * 8192 // 2**20 != shared_buffers_mb:
+            resize = pages * 8192 // 2**20 != shared_buffers_mb
+            if resize:
                 conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(shared_buffers_mb)}MB'")
-                restart = True
-            else:
-                restart = False
-        if restart:  # shared_buffers is read at start only
+        if resize:  # shared_buffers is read at start only
             server.stop()
             server.start()
     return url

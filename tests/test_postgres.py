@@ -211,11 +211,18 @@ def test_the_server_scores_keys_as_their_vectors_would_be_scored_here(tmp_path: 
 
         ekey = embedding_key(mem.choice.provider)
         query = FakeEmbedder().embed_query("the violin plan")
-        owners, assistant, embedded, matrix = store.key_vectors(ekey, chunks, len(query))
+        with psycopg.connect(pg_url) as conn:  # each key's vector, read as it is stored
+            rows = conn.execute(
+                f"SELECT k.chunk_seq, k.assistant, e.embedding::text FROM {schema}.chunk_keys k LEFT JOIN "
+                f"{schema}.embedding_cache e ON e.agent = k.agent AND e.hash = k.hash ORDER BY k.seq"
+            ).fetchall()
+        owners = [r[0] for r in rows]
+        embedded = [r[2] is not None for r in rows]
+        matrix = np.array([json.loads(r[2]) if r[2] else [0.0] * len(query) for r in rows], dtype=np.float32)
         got = store.key_similarities(ekey, chunks, query)
-        assert len(owners) > 10 and embedded.tolist().count(False) == 1
-        assert got[0].tolist() == owners.tolist() and got[1].tolist() == assistant.tolist()
-        assert got[2].tolist() == embedded.tolist()
+        assert len(owners) > 10 and embedded.count(False) == 1
+        assert got[0].tolist() == owners and got[1].tolist() == [bool(r[1]) for r in rows]
+        assert got[2].tolist() == embedded
         assert np.allclose(got[3], matrix @ query, atol=1e-5)
         assert key.keys is not None and np.allclose(key.keys(chunks, query)[3], got[3])
 

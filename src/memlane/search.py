@@ -230,19 +230,16 @@ def _score(
             hits = keyword_future.result()
         else:
             hits = store.keyword_search(match, pool) if match else []
-        best = max((s for _, s in hits), default=0.0)
-        for seq, raw in hits:
-            candidates[seq] = _Candidate(seq, text=raw / best if best > 0 else 0.0)
+        for seq, text in _scaled(hits):
+            candidates[seq] = _Candidate(seq, text=text)
             keyword_order.append(seq)
         fb = hybrid.feedback
         if fb.weight > 0 and hits:
             more = feedback_hits(store, query, hits, fb.docs, fb.terms, pool)
-            best_more = max((s for _, s in more), default=0.0)
             for c in candidates.values():
                 c.text *= 1 - fb.weight
-            for seq, raw in more:
-                c = candidates.setdefault(seq, _Candidate(seq))
-                c.text += fb.weight * raw / best_more
+            for seq, text in _scaled(more):
+                candidates.setdefault(seq, _Candidate(seq)).text += fb.weight * text
             known = set(keyword_order)
             keyword_order += [seq for seq, _ in more if seq not in known]
 
@@ -273,6 +270,12 @@ def _score(
             c.score = wv * c.vector + wt * c.text
 
     return sorted(candidates.values(), key=lambda c: (-c.score, c.seq)), mode
+
+
+def _scaled(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Keyword hits (seq, BM25 relevance) scaled so the best scores 1.0 (all 0 if none scores above 0)."""
+    best = max((s for _, s in hits), default=0.0)
+    return [(seq, raw / best if best > 0 else 0.0) for seq, raw in hits]
 
 
 # Pruning common terms pays only on big indexes: below this many chunks the whole OR query takes a few ms.

@@ -29,20 +29,10 @@ KeyScorer = Callable[
 ]
 
 
-def key_scorer(store: IndexStore, key: EmbeddingKey, dims: int) -> KeyScorer:
-    """How a search scores the keys of its candidates (keys.py): a server that searches its own vectors
-    computes the cosines where the vectors are (a number per key crosses the wire, not 384 floats); otherwise
-    the keys' vectors are read and multiplied here. A key not embedded yet scores 0 and is marked so."""
-    if isinstance(store, ServerVectorSearch):
-        return functools.partial(store.key_similarities, key)
-
-    def score(
-        chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-        owners, assistant, embedded, matrix = store.key_vectors(key, chunk_seqs, dims)
-        return owners, assistant, embedded, matrix @ query_vec
-
-    return score
+def key_scorer(store: IndexStore, key: EmbeddingKey) -> KeyScorer:
+    """How a search scores the keys of its candidates (keys.py), by the store: SQLite reads the keys'
+    vectors and multiplies them here; PostgreSQL computes the cosines where the vectors are."""
+    return functools.partial(store.key_similarities, key)
 
 
 def stored_in_order(
@@ -153,7 +143,7 @@ class LiveVectors:
             rows = store.vector_rows(self.table)
             if rows >= store.ann_min_rows:
                 self.clear()  # the matrix is not needed while the server searches
-                return ServerVectors(store, key, dims, rows, self.table, key_scorer(store, key, dims))
+                return ServerVectors(store, key, dims, rows, self.table, key_scorer(store, key))
         elif self.ann_min_rows is not None:
             with self._lock:
                 at = store.generation()
@@ -165,7 +155,7 @@ class LiveVectors:
                     ann = self._ann
                     if ann is None or (ann.key, ann.dims) != (key, dims) or ann.store is not store:
                         ann = self._ann = AnnVectors(store, key, dims)
-                        ann.keys = key_scorer(store, key, dims)
+                        ann.keys = key_scorer(store, key)
                     ann.refresh(*at)
                     self._cached = None  # the float matrix is not kept beside the graph
                     return ann
@@ -209,7 +199,7 @@ class LiveVectors:
                         # committed them out of order, sort rather than break rows_of's binary search.
                         order = np.argsort(seqs, kind="stable")
                         seqs, matrix = seqs[order], matrix[order]
-            index = VectorIndex(seqs, matrix, key_scorer(store, key, dims) if self.table == "chunks" else None)
+            index = VectorIndex(seqs, matrix, key_scorer(store, key) if self.table == "chunks" else None)
             self._cached = ((epoch, gen), key, index)
             return index
 

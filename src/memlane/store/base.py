@@ -109,9 +109,13 @@ class IndexStore(Protocol):
     def load_vectors(
         self, key: EmbeddingKey, dims: int, table: str = "chunks"
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
-    def key_vectors(
-        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]: ...
+    def key_similarities(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+        """A row per key of ``chunk_seqs``: its chunk, said by an assistant, embedded yet, cosine to
+        ``query_vec`` (0 where not embedded)."""
+        ...
+
     def keys_without_vectors(self, key: EmbeddingKey) -> int: ...
     def cached_hashes(self, key: EmbeddingKey, hashes: Sequence[str]) -> set[str]: ...
     def put_vectors(self, key: EmbeddingKey, vectors: dict[str, npt.NDArray[np.float32]]) -> None: ...
@@ -144,9 +148,3 @@ class ServerVectorSearch(Protocol):
     def vectors_for(
         self, key: EmbeddingKey, seqs: npt.NDArray[np.int64], dims: int, table: str = "chunks"
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
-    def key_similarities(
-        self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-        """A row per key of ``chunk_seqs``: its chunk, said by an assistant, embedded yet, cosine to
-        ``query_vec`` (0 where not embedded)."""
-        ...

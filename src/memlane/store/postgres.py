@@ -664,31 +664,11 @@ class PostgresStore:
         assert table in VECTOR_TABLES
         return self._matrix(self._vector_rows(table, key, "", ()), dims)
 
-    def key_vectors(
-        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-        rows = self._rows(
-            f"SELECT k.chunk_seq, k.assistant, e.embedding FROM {self._t('chunk_keys')} k "
-            f"LEFT JOIN {self._t('embedding_cache')} e ON e.agent = k.agent AND e.hash = k.hash AND e.provider = %s "
-            "AND e.model = %s AND e.provider_key = %s WHERE k.agent = %s AND k.chunk_seq = ANY(%s) ORDER BY k.seq",
-            (key.provider, key.model, key.provider_key, self.agent, [int(s) for s in chunk_seqs]),
-            binary=True,
-        )
-        matrix = np.zeros((len(rows), dims), dtype=np.float32)
-        embedded = np.zeros(len(rows), dtype=np.bool_)
-        for i, (_, _, v) in enumerate(rows):
-            if v is not None:
-                matrix[i] = _vec(v)
-                embedded[i] = True
-        owners = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        assistant = np.fromiter((bool(r[1]) for r in rows), dtype=np.bool_, count=len(rows))
-        return owners, assistant, embedded, matrix
-
     def key_similarities(
         self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
         """The keys' cosines computed by the server: a search reads a number per key instead of its vector
-        (2.2 -> 1.0 ms for ~150 keys at 100k chunks, docs/DESIGN.md §24)."""
+        (2.2 -> 1.8 ms for ~150 keys at 100k chunks, docs/DESIGN.md §24)."""
         dims = int(query_vec.shape[0])
         rows = self._rows(
             f"SELECT k.chunk_seq, k.assistant, 1 - (e.embedding::vector({dims}) <=> %b::vector({dims})) "

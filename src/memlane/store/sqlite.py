@@ -558,12 +558,12 @@ class SQLiteStore:
         for stmt in _CHUNK_SCHEMA + FACT_SCHEMA:
             self._conn.execute(stmt)
 
-    def key_vectors(
-        self, key: EmbeddingKey, chunk_seqs: Sequence[int], dims: int
+    def key_similarities(
+        self, key: EmbeddingKey, chunk_seqs: Sequence[int], query_vec: npt.NDArray[np.float32]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-        """(owner chunk seq, said by an assistant, embedded yet, vector), a row per key of ``chunk_seqs``
-        (zeros where not embedded yet: a batch job may still be running), read on demand: keys are several
-        per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
+        """(owner chunk seq, said by an assistant, embedded yet, cosine to ``query_vec``), a row per key of
+        ``chunk_seqs`` (0 where not embedded yet: a batch job may still be running), read on demand: keys are
+        several per chunk, so they stay on disk instead of in RAM beside the chunk matrix."""
         owners: list[int] = []
         assistant: list[bool] = []
         blobs: list[bytes | None] = []
@@ -579,10 +579,10 @@ class SQLiteStore:
                     owners.append(seq)
                     assistant.append(bool(said))
                     blobs.append(blob)
-        zero = bytes(4 * dims)
-        matrix = np.frombuffer(b"".join(b or zero for b in blobs), dtype="<f4").reshape(len(blobs), dims)
+        zero = bytes(4 * len(query_vec))
+        matrix = np.frombuffer(b"".join(b or zero for b in blobs), dtype="<f4").reshape(len(blobs), len(query_vec))
         embedded = np.asarray([b is not None for b in blobs], dtype=np.bool_)
-        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), embedded, matrix
+        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), embedded, matrix @ query_vec
 
     def keys_without_vectors(self, key: EmbeddingKey) -> int:
         """Chunk keys with no vector for ``key`` yet (a batch job still out, or another model's index)."""
