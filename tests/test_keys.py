@@ -11,7 +11,7 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, index_sql, write
 from memlane.embeddings.local import LocalEmbedder
-from memlane.keys import NEIGHBOUR_WORDS, chunk_keys, items, lead_line
+from memlane.keys import NEIGHBOUR_WORDS, SENTENCE_MIN_WORDS, chunk_keys, items, lead_line, sentences
 from memlane.vectors import VectorIndex
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
@@ -62,6 +62,60 @@ def test_an_assistants_items_are_marked_also_when_a_chunk_starts_inside_one() ->
     assert [k.assistant for k in chunk_keys(inside)] == [False, False, True]  # no lead given: nothing assumed
     two = chunk_keys("- assistant: sure\n- user: ok")  # both keys are the same text: not only an assistant's
     assert len(two) == 1 and not two[0].assistant
+
+
+# A long user turn whose point is one remark made in passing (LongMemEval's evidence looks like this).
+ASIDE = (
+    "user: I'm looking for advice on cleaning and maintaining my antique furniture, especially a vintage "
+    "armchair from the fifties that I want to keep in good shape for many years. By the way, my aunt gave me "
+    "a stunning crystal chandelier today. Which wood polish would you recommend for an old oak armchair?"
+)
+
+
+def test_a_long_item_is_also_keyed_sentence_by_sentence() -> None:
+    assert sentences(ASIDE) == [
+        "user: I'm looking for advice on cleaning and maintaining my antique furniture, especially a vintage "
+        "armchair from the fifties that I want to keep in good shape for many years.",
+        "By the way, my aunt gave me a stunning crystal chandelier today.",
+        "Which wood polish would you recommend for an old oak armchair?",
+    ]
+    short = "Ana: I went to the support group. It was powerful. Everyone was kind."
+    assert len(short.split()) <= SENTENCE_MIN_WORDS and sentences(short) == []  # its item key reads it whole
+    one = "Ana: " + " ".join(["word"] * 40)
+    assert sentences(one) == []  # one sentence: nothing the item's key lacks
+    lines = "Ana: my list for the week, " + "with notes " * 10 + "\nbuy paint for the fence\nOk.\ncall the vet on Monday"
+    assert sentences(lines)[1:] == ["buy paint for the fence", "call the vet on Monday"]  # "Ok." is too short
+    cjk = "上周我和朋友去了北京旅游。我们在全聚德吃了烤鸭！然后去了故宫博物院参观。"
+    assert sentences(cjk) == ["上周我和朋友去了北京旅游。", "我们在全聚德吃了烤鸭！", "然后去了故宫博物院参观。"]
+    answer = (
+        "assistant: A soft cotton cloth works well for most old finishes. Lemon oil suits oak, and a thin coat "
+        "of beeswax protects it for months after. Dust the chandelier with a dry microfiber cloth."
+    )
+    keys = chunk_keys(f"- [S1:1] {ASIDE}\n- [S1:2] {answer}")
+    texts = {k.text: k.assistant for k in keys}
+    assert texts["By the way, my aunt gave me a stunning crystal chandelier today."] is False
+    assert sum(1 for a in texts.values() if a) == 1 + 3  # the answer's item key and its three sentences
+    assert len(keys) == 2 + 3 + 3
+
+
+@pytest.mark.sqlite_only  # two indexes side by side, each in its own file
+def test_a_remark_in_passing_is_found_by_its_sentence_key(tmp_path: Path, local: LocalEmbedder) -> None:
+    import memlane.keys as keys_module
+
+    ws = tmp_path / "ws"
+    filler = [f"- [S1:{i}] user: {w} is on my mind today, we should talk about {w} later" for i, w in enumerate(WORDS)]
+    write(ws, "memory/2024-03-02.md", "\n".join(["# 2024-03-02", "", *filler[:4], f"- [S1:9] {ASIDE}", *filler[4:]]))
+    query = "Who gave me a chandelier?"
+    scores = {}
+    for label, min_words in (("item keys only", 10**6), ("sentence keys", SENTENCE_MIN_WORDS)):
+        keys_module.SENTENCE_MIN_WORDS = min_words
+        try:
+            with memlane.open(ws, provider=local, store={"path": str(tmp_path / f"{min_words}.sqlite")}) as mem:
+                hit = next(r for r in mem.search(query, min_score=0).results if r.start_line <= 7 <= r.end_line)
+                scores[label] = hit.vector_score or 0.0
+        finally:
+            keys_module.SENTENCE_MIN_WORDS = SENTENCE_MIN_WORDS
+    assert scores["sentence keys"] > scores["item keys only"] + 0.05
 
 
 def test_sync_stores_keys_embeds_them_once_and_drops_them_with_their_chunk(tmp_path: Path) -> None:
