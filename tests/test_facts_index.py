@@ -121,6 +121,7 @@ def test_a_version_1_index_is_migrated_and_facts_derived_from_the_cache(
         "DROP TABLE entity_names",
         "DROP TABLE fact_problems",
         "DROP TABLE chunk_keys",
+        "DROP TABLE chunks_said_fts",
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     ):
         conn.execute(stmt)
@@ -128,7 +129,8 @@ def test_a_version_1_index_is_migrated_and_facts_derived_from_the_cache(
     conn.close()
     fresh = FakeEmbedder()
     with memlane.open(fact_workspace, provider=fresh) as mem:
-        assert mem.store.migrated == ["index schema 1 -> 2", "index schema 2 -> 3"] and mem.store.recovered is None
+        steps = ["index schema 1 -> 2", "index schema 2 -> 3", "index schema 3 -> 4"]
+        assert mem.store.migrated == steps and mem.store.recovered is None
         report = mem.sync()
         assert report.full_reindex and report.facts_written == 7 and mem.status()["chunks"] == chunks
         assert fresh.embedded_texts == 0  # every vector, facts' included, came from the cache

@@ -185,6 +185,7 @@ def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path
     conn = sqlite3.connect(db)  # what memlane wrote before keys: no chunk_keys, the old delete trigger
     conn.execute("DROP TRIGGER chunks_ad")
     conn.execute("DROP TABLE chunk_keys")
+    conn.execute("DROP TABLE chunks_said_fts")
     conn.execute(
         "CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text, cjk) "
         "VALUES ('delete', old.seq, old.text, old.cjk); END"
@@ -195,12 +196,13 @@ def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path
     conn.close()
     fresh = FakeEmbedder()
     with memlane.open(ws, provider=fresh, chunking={"keys": True}) as mem:
-        assert mem.store.migrated == ["index schema 2 -> 3"]
+        assert mem.store.migrated == ["index schema 2 -> 3", "index schema 3 -> 4"]
         report = mem.sync()
         assert report.full_reindex and mem.store.counts()["chunks"] == chunks
         assert mem.store.counts()["chunk_keys"] == keys
         embedded = {t for b in fresh.batches for t in b}
         assert embedded and embedded <= {k.text for c in chunk_texts(db) for k in chunk_keys(c)}  # keys, no chunk
+        assert mem.store.keyword_search('text : "violin"', 5, said=True)  # the user-text index is filled again
 
 
 def chunk_texts(db: Path) -> list[str]:

@@ -63,6 +63,8 @@ def test_migrate_copies_the_index_and_nothing_is_embedded_again(
         counts, facts = mem.store.counts(), mem.store.facts.counts()
         queries = ["violin Tuesday", "ERR_42 billing", "sourdough marathon day 7"]
         before = {q: _hits(mem, q) for q in queries}
+        said = {seq for seq, _ in mem.store.keyword_search('text : "violin"', 50, said=True)}
+        said_paths = {r.path for r in mem.store.chunks_by_seq(said).values()}
         recalled = [f.content for f in mem.recall("what did Ana say about sourdough", k=5).facts]
         sqlite_file = mem.store.path
     file_bytes = sqlite_file.read_bytes()
@@ -86,6 +88,8 @@ def test_migrate_copies_the_index_and_nothing_is_embedded_again(
         assert not sync.full_reindex and sync.embedded == 0 and sync.files_unchanged == report["files"]
         assert embedder.embedded_texts == 0  # nothing re-embedded: the cache came along
         assert mem.store.counts() == counts and mem.store.facts.counts() == facts
+        copied = {seq for seq, _ in mem.store.keyword_search('text : "violin"', 50, said=True)}
+        assert said_paths and {r.path for r in mem.store.chunks_by_seq(copied).values()} == said_paths  # came along
         for q in queries:  # the same best hit on both drivers (the BM25 leg is PostgreSQL's own)
             assert _hits(mem, q)[0] == before[q][0], q
         assert [f.content for f in mem.recall("what did Ana say about sourdough", k=5).facts][:1] == recalled[:1]

@@ -175,6 +175,9 @@ class HybridSettings(_Model):
     # An assistant's key ("assistant: ..." in a transcript or chat log) counts this many times its cosine.
     assistant_weight: float = Field(0.6, ge=0, le=1)
     text_weight: float = Field(0.3, ge=0)
+    # The keyword score's share from matching the chunks' text less an assistant's words (keys.said_text);
+    # not for a question about what the assistant said ("you recommended", "our last chat"). 0: off.
+    user_text_weight: float = Field(0.5, ge=0, le=1)
     candidate_multiplier: int = Field(4, ge=1)
     # On indexes of 5,000+ chunks in hybrid mode, query terms found in more than this share of them are left
     # out of the keyword query while three rarer ones remain (search.keyword_match). 1 (the default) keeps

@@ -78,13 +78,9 @@ def chunk_keys(text: str, lead: str = "") -> list[Key]:
     who said that item is who said the fragment."""
     parts = items(text)
     short = [_first_words(p, NEIGHBOUR_WORDS) for p in parts]
-    first = next((line for line in text.split("\n") if line.strip() and not HEADING.match(line)), "")
-    continues = bool(lead) and first[:1] in (" ", "\t")
     keys: dict[str, Key] = {}
-    for i, part in enumerate(parts):
-        said_by = _bare(lead) if i == 0 and continues else part
+    for i, (part, assistant) in enumerate(zip(parts, _assistants(text, parts, lead), strict=True)):
         key = "\n".join([*short[max(0, i - NEIGHBOURS) : i], part, *short[i + 1 : i + NEIGHBOURS + 1]])
-        assistant = bool(_ASSISTANT.match(said_by))
         if key in keys:  # the same text twice (a two-item chunk): an assistant's only if both were
             assistant = assistant and keys[key].assistant
         keys[key] = Key(key, assistant)
@@ -92,6 +88,21 @@ def chunk_keys(text: str, lead: str = "") -> list[Key]:
             if sentence not in keys:
                 keys[sentence] = Key(sentence, assistant)
     return list(keys.values())
+
+
+def said_text(text: str, lead: str = "") -> str:
+    """What a chunk's text says in anyone's words but an assistant's: its items without the assistant's (and
+    without headings). The keyword leg also matches this text alone (``query.hybrid.userText``): an
+    assistant's long lists otherwise win BM25 on the words of a question about the user's own life."""
+    parts = items(text)
+    return "\n".join(p for p, assistant in zip(parts, _assistants(text, parts, lead), strict=True) if not assistant)
+
+
+def _assistants(text: str, parts: list[str], lead: str) -> list[bool]:
+    """Whether each item of ``text`` is an assistant's; ``lead`` as for :func:`chunk_keys`."""
+    first = next((line for line in text.split("\n") if line.strip() and not HEADING.match(line)), "")
+    continues = bool(lead) and first[:1] in (" ", "\t")
+    return [bool(_ASSISTANT.match(_bare(lead) if i == 0 and continues else p)) for i, p in enumerate(parts)]
 
 
 def sentences(item: str) -> list[str]:

@@ -223,3 +223,20 @@ def match_expression(query: str, columns: tuple[str, ...] = ("text",), terms: li
     if not parts:
         return None
     return " OR ".join(parts)
+
+
+# A question about what the assistant said, not about the user's life: "what was the trail you recommended",
+# "in our previous chat you suggested...". Its answer is an assistant's words, so they keep their full weight.
+_ABOUT_ASSISTANT = re.compile(
+    r"\byou (?:said|told|mentioned|recommended|suggested|wrote|gave|listed|provided|shared|described|explained|"
+    r"created|came up with)\b|\bdid you (?:say|tell|mention|recommend|suggest|write|give|list|provide|share|"
+    r"describe|explain|create|come up with)\b|\b(?:our|the) (?:previous|last|earlier|past) (?:chat|conversation|"
+    r"discussion)\b"
+    r"|\bwe (?:talked|discussed|spoke)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_assistant(query: str) -> bool:
+    """Whether ``query`` asks what an assistant said (then its words are no weaker evidence than the user's)."""
+    return bool(_ABOUT_ASSISTANT.search(query))

@@ -31,13 +31,13 @@ from .embeddings.remote import BatchProvider
 from .errors import ProviderError
 from .facts.derive import FACTS_VERSION, FileFacts, derive_file
 from .facts.entities import entity_hints
-from .keys import KEYS_VERSION, chunk_keys, lead_line
+from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
 from .keywords import cjk_terms
 from .store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: rows carry their text less an assistant's words (keys.said_text)
 CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync ran
 EMBED_BATCH = 64  # texts per provider call and per cache commit
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
@@ -157,12 +157,14 @@ def chunk_rows(
         s, e = c.start_line + base, c.end_line + base
         cid = text_hash(f"{source}:{path}:{s}:{e}:{c.hash}")
         keys: tuple[tuple[str, str, bool], ...] = ()
+        lead = lead_line(lines, c.start_line - 1)
         if plan.keys:
-            found = chunk_keys(c.text, lead_line(lines, c.start_line - 1))
+            found = chunk_keys(c.text, lead)
             keys = tuple(
                 (text_hash(k.text), k.text, k.assistant) for k in found if plan.assistant_keys or not k.assistant
             )
-        rows.append(ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys))
+        said = said_text(c.text, lead)
+        rows.append(ChunkRow(cid, path, source, s, e, c.hash, c.text, cjk_terms(c.text), keys, said, cjk_terms(said)))
     return rows
 
 

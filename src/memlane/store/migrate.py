@@ -67,10 +67,14 @@ def copy_index(source: SQLiteStore, target: IndexStore, replace: bool = False) -
             keys[chunk_seq].append((hash_, "", bool(assistant)))
             report.chunk_keys += 1
         by_model: dict[str, list[ChunkRow]] = defaultdict(list)
-        for seq, ident, path, source_name, start, end, hash_, model, text, cjk in conn.execute(
-            "SELECT seq, id, path, source, start_line, end_line, hash, model, text, cjk FROM chunks ORDER BY seq"
+        for seq, ident, path, source_name, start, end, hash_, model, text, cjk, said, said_cjk in conn.execute(
+            "SELECT c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.hash, c.model, c.text, c.cjk, "
+            "coalesce(s.text, ''), coalesce(s.cjk, '') FROM chunks c LEFT JOIN chunks_said_fts s ON s.rowid = c.seq "
+            "ORDER BY c.seq"
         ):
-            by_model[model].append(ChunkRow(ident, path, source_name, start, end, hash_, text, cjk, tuple(keys[seq])))
+            by_model[model].append(
+                ChunkRow(ident, path, source_name, start, end, hash_, text, cjk, tuple(keys[seq]), said, said_cjk)
+            )
             report.chunks += 1
         for model, rows in by_model.items():
             target.add_chunks(rows, model)

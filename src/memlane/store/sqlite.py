@@ -47,7 +47,7 @@ from .slices import in_slices
 # The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 PAGE_SIZE = 16384
 BUSY_TIMEOUT_MS = 30_000
 
@@ -87,6 +87,11 @@ _KEY_SCHEMA = [
       assistant INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX IF NOT EXISTS idx_chunk_keys_chunk ON chunk_keys(chunk_seq)",
 ]
+# A chunk's text in anyone's words but an assistant's (keys.said_text), with its own content: the user-text
+# keyword leg (query.hybrid.userText). Same columns as chunks_fts, so one MATCH expression serves both.
+_SAID_SCHEMA = [
+    f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_said_fts USING fts5(text, cjk, tokenize='{FTS_TOKENIZER}')""",
+]
 # Recreated as a unit by reset(): plain statements, no executescript (it would commit).
 _CHUNK_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS chunks (
@@ -111,11 +116,13 @@ _CHUNK_SCHEMA = [
     """CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
       INSERT INTO chunks_fts(chunks_fts, rowid, text, cjk) VALUES ('delete', old.seq, old.text, old.cjk);
       DELETE FROM chunk_keys WHERE chunk_seq = old.seq;
+      DELETE FROM chunks_said_fts WHERE rowid = old.seq;
     END""",
     *_KEY_SCHEMA,
+    *_SAID_SCHEMA,
 ]
 
-_TABLES = {"meta", "files", "chunks", "chunk_keys", "embedding_cache", "chunks_fts"} | FACT_TABLES
+_TABLES = {"meta", "files", "chunks", "chunk_keys", "embedding_cache", "chunks_fts", "chunks_said_fts"} | FACT_TABLES
 # Tables that hold rows with a vector (``seq`` and ``hash`` columns): what vector loads may name.
 VECTOR_TABLES = {"chunks": "idx_chunks_path", "facts": "idx_facts_path"}
 
@@ -137,8 +144,17 @@ def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
+def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    """Version 4 adds the user-text index (``chunks_said_fts``); the chunk delete trigger empties it too. The
+    next sync is a full reindex that fills it (every vector comes from the cache)."""
+    conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
+    for stmt in _CHUNK_SCHEMA:
+        conn.execute(stmt)
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
 # (from version, to version, step): applied in order on open, each in its own transaction.
-MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _migrate_2_to_3)]
+MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _migrate_2_to_3), (3, 4, _migrate_3_to_4)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +171,9 @@ class ChunkRow:
     cjk: str = ""
     # (hash, text, said by an assistant) of the texts whose vectors also stand for this chunk (keys.py)
     keys: tuple[tuple[str, str, bool], ...] = ()
+    # the text in anyone's words but an assistant's (keys.said_text), and its CJK terms: the user-text leg
+    said: str = ""
+    said_cjk: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,6 +549,9 @@ class SQLiteStore:
                     "INSERT INTO chunk_keys(chunk_seq, hash, assistant) VALUES(?, ?, ?)",
                     [(cur.lastrowid, h, int(a)) for h, _, a in r.keys],
                 )
+            self._conn.execute(
+                "INSERT INTO chunks_said_fts(rowid, text, cjk) VALUES(?, ?, ?)", (cur.lastrowid, r.said, r.said_cjk)
+            )
 
     def delete_file(self, path: str) -> None:
         """Forget a file, its chunks and its facts; call inside :meth:`write`."""
@@ -551,6 +573,7 @@ class SQLiteStore:
             "DROP TABLE chunks_fts",
             "DROP TABLE chunks",
             "DROP TABLE chunk_keys",
+            "DROP TABLE chunks_said_fts",
         ):
             self._conn.execute(stmt)
         for stmt in FACT_DROP:
@@ -645,9 +668,13 @@ class SQLiteStore:
             term: min((counts.get(t, 0) for t in tokens.get(i, [])), default=0) for i, term in enumerate(terms, 1)
         }
 
-    def keyword_search(self, match: str, limit: int, source: str | None = None) -> list[tuple[int, float]]:
-        """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression."""
-        sql = "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
+    def keyword_search(
+        self, match: str, limit: int, source: str | None = None, said: bool = False
+    ) -> list[tuple[int, float]]:
+        """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression; ``said``: matched in the
+        chunks' text in anyone's words but an assistant's (keys.said_text) instead of their whole text."""
+        fts = "chunks_said_fts" if said else "chunks_fts"
+        sql = f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT ?"
         with self._reading() as conn:
             try:
                 rows = conn.execute(sql, (match, limit)).fetchall()
