@@ -409,3 +409,20 @@ def test_exact_tokens_match_on_postgres_as_on_sqlite(tmp_path: Path, pg_url: str
             for q, path in [("20", "memory"), ("31", "memory"), ("cafe", "memory"), ("ERR_42", "MEMORY.md")]:
                 hits = mem.search(q, min_score=0).results
                 assert hits and hits[0].path.startswith(path), (store.get("driver", "sqlite"), q)
+
+
+def test_a_schema_from_before_the_user_text_leg_gains_it_and_is_filled_by_one_reindex(
+    tmp_path: Path, pg_url: str
+) -> None:
+    ws = _chat_workspace(tmp_path, days=3)
+    store = _store(pg_url)
+    schema = store["schema"]
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        mem.sync()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what memlane wrote before: no said_* columns
+        conn.execute(f"ALTER TABLE {schema}.chunks DROP COLUMN said_tsv, DROP COLUMN said_tsv_cjk")
+        conn.execute(f"UPDATE {schema}.meta SET value = 'an older fingerprint' WHERE key = 'fingerprint'")
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        report = mem.sync()
+        assert report.full_reindex  # the chunker version changed: every row is written again, with its said text
+        assert mem.store.keyword_search('text : "violin"', 10, said=True)

@@ -100,9 +100,16 @@ def _ddl(s: str) -> list[str]:
         f"CREATE INDEX IF NOT EXISTS chunks_tsv ON {s}.chunks USING gin (tsv) WITH (fastupdate = off)",
         f"CREATE INDEX IF NOT EXISTS chunks_tsv_cjk ON {s}.chunks USING gin (tsv_cjk) WITH (fastupdate = off)",
         # The text less an assistant's words (keys.said_text), for the user-text keyword leg. Added in place to
-        # a schema made before it: rows get theirs at the full reindex the chunker version asks for.
-        f"ALTER TABLE {s}.chunks ADD COLUMN IF NOT EXISTS said_tsv tsvector NOT NULL DEFAULT ''::tsvector",
-        f"ALTER TABLE {s}.chunks ADD COLUMN IF NOT EXISTS said_tsv_cjk tsvector NOT NULL DEFAULT ''::tsvector",
+        # a schema made before it (rows get theirs at the full reindex the chunker version asks for), and only
+        # then: ALTER TABLE locks the table against every agent's searches even when the column is there.
+        f"""DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = '{s}'
+                         AND table_name = 'chunks' AND column_name = 'said_tsv')
+          THEN
+            ALTER TABLE {s}.chunks ADD COLUMN said_tsv tsvector NOT NULL DEFAULT ''::tsvector,
+              ADD COLUMN said_tsv_cjk tsvector NOT NULL DEFAULT ''::tsvector;
+          END IF;
+        END $$""",
         f"CREATE INDEX IF NOT EXISTS chunks_said_tsv ON {s}.chunks USING gin (said_tsv) WITH (fastupdate = off)",
         f"CREATE INDEX IF NOT EXISTS chunks_said_tsv_cjk ON {s}.chunks USING gin (said_tsv_cjk) "
         "WITH (fastupdate = off)",
