@@ -35,6 +35,8 @@ def test_said_text_leaves_out_an_assistants_items_and_headings() -> None:
     assert said_text(inside, "- [S1:2] Assistant: Ideas:") == "user: thanks"
     assert said_text(inside) == "a mint salad\nuser: thanks"  # no lead given: nothing assumed
     assert said_text("# Only a heading\n") == ""
+    bold = "- **User:** my bike was stolen\n- **Assistant:** I'm sorry\n- **ChatGPT**: report it\n- Aimee: ok"
+    assert said_text(bold) == "**User:** my bike was stolen\nAimee: ok"  # a name that starts with "ai" is no AI
 
 
 def test_a_question_about_what_the_assistant_said_is_told_apart() -> None:

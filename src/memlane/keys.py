@@ -47,8 +47,9 @@ _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\s\u3040-\u30ff
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z])|(?<=[。！？])|\n")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _TAG = re.compile(r"^\[[^\]\n]{1,24}\]\s*")
-# An item an assistant said, as transcripts and chat logs write it ("Assistant: ...", "assistant: ...").
-_ASSISTANT = re.compile(r"^(?:assistant|ai|bot|model)\s*:", re.IGNORECASE)
+# An item an assistant said, as transcripts and chat logs write it ("Assistant: ...", "assistant: ...", and
+# with the name in bold as Markdown exports of chats have it: "**Assistant:** ...", "**ChatGPT**: ...").
+_ASSISTANT = re.compile(r"^[*_]{0,2}(?:assistant|ai|bot|model|chatgpt)(?:[*_]{0,2}\s*:|\s*:[*_]{0,2})", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
