@@ -99,22 +99,19 @@ def test_a_long_item_is_also_keyed_sentence_by_sentence() -> None:
 
 
 @pytest.mark.sqlite_only  # two indexes side by side, each in its own file
-def test_a_remark_in_passing_is_found_by_its_sentence_key(tmp_path: Path, local: LocalEmbedder) -> None:
-    import memlane.keys as keys_module
-
+def test_a_remark_in_passing_is_found_by_its_sentence_key(
+    tmp_path: Path, local: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = tmp_path / "ws"
     filler = [f"- [S1:{i}] user: {w} is on my mind today, we should talk about {w} later" for i, w in enumerate(WORDS)]
     write(ws, "memory/2024-03-02.md", "\n".join(["# 2024-03-02", "", *filler[:4], f"- [S1:9] {ASIDE}", *filler[4:]]))
     query = "Who gave me a chandelier?"
     scores = {}
     for label, min_words in (("item keys only", 10**6), ("sentence keys", SENTENCE_MIN_WORDS)):
-        keys_module.SENTENCE_MIN_WORDS = min_words
-        try:
-            with memlane.open(ws, provider=local, store={"path": str(tmp_path / f"{min_words}.sqlite")}) as mem:
-                hit = next(r for r in mem.search(query, min_score=0).results if r.start_line <= 7 <= r.end_line)
-                scores[label] = hit.vector_score or 0.0
-        finally:
-            keys_module.SENTENCE_MIN_WORDS = SENTENCE_MIN_WORDS
+        monkeypatch.setattr("memlane.keys.SENTENCE_MIN_WORDS", min_words)
+        with memlane.open(ws, provider=local, store={"path": str(tmp_path / f"{min_words}.sqlite")}) as mem:
+            hit = next(r for r in mem.search(query, min_score=0).results if r.start_line <= 7 <= r.end_line)
+            scores[label] = hit.vector_score or 0.0
     assert scores["sentence keys"] > scores["item keys only"] + 0.05
 
 

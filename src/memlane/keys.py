@@ -22,7 +22,7 @@ matters in passing, inside a turn about something else ("...any tips on companio
 started ukulele lessons today"): one vector of the whole turn is about its main topic, and the question
 about the remark meets it at a low cosine. Each sentence (or line) of ``SENTENCE_MIN_KEY_WORDS`` words
 or more is a key of its own, with the item's speaker mark. LongMemEval pooled, R@5 / MRR 0.633 / 0.513 ->
-0.717 / 0.591; turn level 0.883 / 0.717 -> 0.917 / 0.781 (DESIGN.md §26).
+0.717 / 0.580; turn level 0.883 / 0.717 -> 0.917 / 0.781 (DESIGN.md §26).
 
 A chunk of one item has that item as its key; a chunk of headings only has no key, and its vector
 score is only the ``1 - keyWeight`` share of its own: a heading names a day and who spoke, which every
@@ -41,9 +41,9 @@ NEIGHBOURS = 1  # items either side that go into an item's key
 NEIGHBOUR_WORDS = 40  # of each neighbour: the model reads 256 wordpieces, and the item must be among them
 SENTENCE_MIN_WORDS = 25  # an item longer than this is keyed sentence by sentence as well (40 and 80: §26)
 SENTENCE_MIN_KEY_WORDS = 4  # shorter sentences ("Thanks!", "Wow, great.") are no keys of their own
-# A sentence ends at . ! ? (before a capital, quote or bracket) or at 。！？, and at every line break.
 # A word, for those counts: a run of letters or digits, or one CJK character (those scripts use no spaces).
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+# A sentence ends at . ! ? (before a capital, quote or bracket) or at 。！？, and at every line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z])|(?<=[。！？])|\n")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _TAG = re.compile(r"^\[[^\]\n]{1,24}\]\s*")
@@ -93,7 +93,7 @@ def chunk_keys(text: str, lead: str = "") -> list[Key]:
 
 def said_text(text: str, lead: str = "") -> str:
     """What a chunk's text says in anyone's words but an assistant's: its items without the assistant's (and
-    without headings). The keyword leg also matches this text alone (``query.hybrid.userText``): an
+    without headings). The keyword leg also matches this text alone (``query.hybrid.userTextWeight``): an
     assistant's long lists otherwise win BM25 on the words of a question about the user's own life."""
     parts = items(text)
     return "\n".join(p for p, assistant in zip(parts, _assistants(text, parts, lead), strict=True) if not assistant)

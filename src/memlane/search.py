@@ -233,9 +233,10 @@ def _score(
         for seq, text in _scaled(hits):
             candidates[seq] = _Candidate(seq, text=text)
             keyword_order.append(seq)
-        if match and hybrid.user_text_weight > 0 and not asks_about_assistant(query):
-            # A second FTS query, ~6 ms at 34k chunks of chat; beside the first on a thread it saved ~1 ms there
-            # and cost as much on small indexes.
+        if match and hits and hybrid.user_text_weight > 0 and not asks_about_assistant(query):
+            # A second FTS query, ~6 ms at 34k chunks of chat (none when the whole text matched nothing: the user's
+            # words are part of it); beside the first on a thread it saved ~1 ms there and cost as much on small
+            # indexes.
             _blend_in(candidates, keyword_order, store.keyword_search(match, pool, said=True), hybrid.user_text_weight)
         fb = hybrid.feedback
         if fb.weight > 0 and hits:

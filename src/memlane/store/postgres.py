@@ -211,7 +211,7 @@ class PostgresStore:
         self._new_dims: set[int] = set()  # dimension counts of the vectors the open write marked searched
         self._doc_counts: dict[str, tuple[int, int]] = {}  # table -> (generation, rows)
         # Document frequencies of one generation: (table, columns, phrase) -> (count, the cap it was counted to)
-        self._dfs: tuple[int, dict[tuple[str, tuple[str, ...], str], tuple[int, int]]] = (-1, {})
+        self._dfs: tuple[int, dict[tuple[str, str, tuple[str, ...], str], tuple[int, int]]] = (-1, {})
         from .pgfacts import PostgresFacts
 
         self.facts = PostgresFacts(self)
@@ -575,7 +575,7 @@ class PostgresStore:
             self._dfs = (gen, known)
 
         def cached(term: MatchTerm) -> int | None:
-            hit = known.get((table + prefix, term.columns, term.phrase))
+            hit = known.get((table, prefix, term.columns, term.phrase))
             if hit is None or (hit[0] >= hit[1] and hit[1] < cap):  # counted to a lower cap, and reached it
                 return None
             return min(hit[0], cap)
@@ -589,7 +589,7 @@ class PostgresStore:
             )
             row = conn.execute(f"SELECT {counts}", [x for term in todo for x in (self.agent, term.phrase, cap)])
             for term, df in zip(todo, row.fetchone(), strict=True):
-                known[(table + prefix, term.columns, term.phrase)] = (int(df), cap)
+                known[(table, prefix, term.columns, term.phrase)] = (int(df), cap)
         return [int(cached(term) or 0) for term in terms]
 
     def ranked(

@@ -88,7 +88,7 @@ _KEY_SCHEMA = [
     "CREATE INDEX IF NOT EXISTS idx_chunk_keys_chunk ON chunk_keys(chunk_seq)",
 ]
 # A chunk's text in anyone's words but an assistant's (keys.said_text), with its own content: the user-text
-# keyword leg (query.hybrid.userText). Same columns as chunks_fts, so one MATCH expression serves both.
+# keyword leg (query.hybrid.userTextWeight). Same columns as chunks_fts, so one MATCH expression serves both.
 _SAID_SCHEMA = [
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_said_fts USING fts5(text, cjk, tokenize='{FTS_TOKENIZER}')""",
 ]
