@@ -4,9 +4,9 @@
     .venv/bin/python bench/replay.py run      # the variants below: LoCoMo halves, LongMemEval turn level and pooled
 
 ``dump`` runs the real ranking (``search._score``, then the priors) over the indexes ``bench/locomo.py`` left
-under ``.bench/`` and records, per candidate chunk, each signal the fusion combines: the chunk's own cosine,
-its keys' cosines (an assistant's already weighted), the BM25 of the whole text and of the user's words (each
-scaled by its best), the fused vector and text scores and the priors' bonus. ``run`` re-ranks those lists
+under ``.bench/`` and records, per candidate chunk, the signals the fusion combines: the chunk's own cosine,
+its keys' cosines (an assistant's already weighted), the fused vector and text scores (the text score is both
+BM25 legs, each scaled by its best) and the priors' bonus. ``run`` re-ranks those lists
 with each variant, widens them to result windows as ``search._widen`` does and scores R@5 / MRR@10 /
 full-evidence recall@10 on the Markdown evidence lines. Its first row, the defaults, reproduces
 ``bench/locomo.py``'s figures exactly (checked when this was written: LoCoMo 0.924 / 0.812, LongMemEval turn
@@ -50,8 +50,8 @@ TOP = 10
 
 @contextlib.contextmanager
 def recording(signals: dict[int, dict[str, Any]]) -> Iterator[None]:
-    """While open, ``search`` records each candidate's key cosines and both BM25 scores in ``signals``."""
-    score_keys, blend_in = search._score_keys, search._blend_in
+    """While open, ``search`` records each candidate's own cosine and its keys' cosines in ``signals``."""
+    score_keys = search._score_keys
 
     def keys(candidates: dict[int, Any], scorer: Any, query_vec: Any, weight: float, assistant_weight: float) -> None:
         owners, assistant, embedded, cosines = scorer(list(candidates), query_vec)
@@ -63,18 +63,11 @@ def recording(signals: dict[int, dict[str, Any]]) -> Iterator[None]:
             signals.setdefault(seq, {})["own"] = c.vector
         score_keys(candidates, scorer, query_vec, weight, assistant_weight)
 
-    def blend(candidates: dict[int, Any], order: list[int], more: list[tuple[int, float]], weight: float) -> None:
-        for seq, c in candidates.items():
-            signals.setdefault(seq, {}).setdefault("whole", c.text)
-        for seq, text in search._scaled(more):
-            signals.setdefault(seq, {})["said"] = text
-        blend_in(candidates, order, more, weight)
-
-    search._score_keys, search._blend_in = keys, blend  # type: ignore[assignment]
+    search._score_keys = keys  # type: ignore[assignment]
     try:
         yield
     finally:
-        search._score_keys, search._blend_in = score_keys, blend_in
+        search._score_keys = score_keys
 
 
 def dump_workspace(ws: Path, store: Path, out: Any) -> int:
@@ -115,9 +108,7 @@ def dump_workspace(ws: Path, store: Path, out: Any) -> int:
                         "text": text,
                         "prior": c.score - score,
                         "own": sig.get("own", vec),
-                        "keys": sorted(sig.get("keys", []))[::-1],
-                        "whole": sig.get("whole", text),
-                        "said": sig.get("said", 0.0),
+                        "keys": sorted(sig.get("keys", []), reverse=True),
                     }
                 )
             last = {p: mem.store.last_line(p) for p in {c["path"] for c in cands}}
@@ -184,6 +175,11 @@ def windows(rec: dict[str, Any], order: list[dict[str, Any]]) -> list[tuple[str,
 
 
 Score = Callable[[dict[str, Any], dict[str, Any]], float]  # (candidate, its question) -> score
+Variant = Callable[[list[dict[str, Any]]], Figures]  # questions -> their figures
+
+
+def _covers(path: str, start: int, end: int, evidence: dict[str, Any]) -> bool:
+    return path == evidence["path"] and start <= evidence.get("endLine", evidence["line"]) and end >= evidence["line"]
 
 
 def evaluate(records: list[dict[str, Any]], score: Score) -> Figures:
@@ -194,15 +190,11 @@ def evaluate(records: list[dict[str, Any]], score: Score) -> Figures:
         if not rec["expected"]:
             continue
         shown = windows(rec, sorted(rec["cands"], key=lambda c: -score(c, rec)))
-
-        def covers(w: tuple[str, int, int], e: dict[str, Any]) -> bool:
-            return w[0] == e["path"] and w[1] <= e.get("endLine", e["line"]) and w[2] >= e["line"]
-
-        rank = next((i + 1 for i, w in enumerate(shown) if any(covers(w, e) for e in rec["expected"])), None)
+        rank = next((i + 1 for i, w in enumerate(shown) if any(_covers(*w, e) for e in rec["expected"])), None)
         n += 1
         hits5 += rank is not None and rank <= 5
         mrr += 1 / rank if rank else 0.0
-        covered = sum(any(covers(w, e) for w in shown) for e in rec["expected"])
+        covered = sum(any(_covers(*w, e) for w in shown) for e in rec["expected"])
         found += covered
         total += len(rec["expected"])
         if rec["cat"] == "1":
@@ -210,15 +202,6 @@ def evaluate(records: list[dict[str, Any]], score: Score) -> Figures:
             mh_total += len(rec["expected"])
     mh = mh_found / mh_total if mh_total else None
     return Figures(hits5 / n, mrr / n, found / total, mh, (found, total, mh_found, mh_total))
-
-
-def gold_first(c: dict[str, Any], rec: dict[str, Any]) -> float:
-    """The ceiling of any reordering: candidates holding evidence first, the rest in the default order."""
-    held = any(
-        c["path"] == e["path"] and c["start"] <= e.get("endLine", e["line"]) and c["end"] >= e["line"]
-        for e in rec["expected"]
-    )
-    return DEFAULTS(c, rec) + (10.0 if held else 0.0)
 
 
 def fused(
@@ -247,6 +230,12 @@ DEFAULTS = fused()
 WEIGHTS = [fused(wv=w / 10) for w in range(11)]
 
 
+def gold_first(c: dict[str, Any], rec: dict[str, Any]) -> float:
+    """The ceiling of any reordering: candidates holding evidence first, the rest in the default order."""
+    held = any(_covers(c["path"], c["start"], c["end"], e) for e in rec["expected"])
+    return DEFAULTS(c, rec) + (10.0 if held else 0.0)
+
+
 def best_weight_each(records: list[dict[str, Any]]) -> Figures:
     """The ceiling of a fusion weight chosen per question (0, 0.1, ... 1: the one with the best reciprocal rank)."""
     best = [max((evaluate([rec], w) for w in WEIGHTS), key=lambda f: (f.mrr, f.evr)) for rec in records]
@@ -256,7 +245,7 @@ def best_weight_each(records: list[dict[str, Any]]) -> Figures:
     return Figures(sum(f.r5 for f in best) / n, sum(f.mrr for f in best) / n, found / total, mh)
 
 
-def per_query(records: list[dict[str, Any]], how: str, wv: float) -> list[dict[str, Any]]:
+def per_query(records: list[dict[str, Any]], how: str) -> list[dict[str, Any]]:
     """The records with each candidate's vector score rescaled within its query: by the best ("max") or
     between the worst and the best ("minmax"), the way the BM25 score already is."""
     out = []
@@ -283,26 +272,27 @@ def run() -> None:
             "confirm": [r for r in sets["locomo"] if r["ws"] not in TUNE],
             **sets,
         }
-    variants: list[tuple[str, Score, str | None]] = [("defaults (0.7 / 0.3, keyWeight 0.7)", DEFAULTS, None)]
-    variants += [(f"second key x{a}", fused(second_key=a), None) for a in (0.1, 0.3)]
-    variants += [(f"text^{p}", fused(text_power=p), None) for p in (0.5, 1.5)]
-    variants += [(f"vector^{p}", fused(vector_power=p), None) for p in (2.0, 3.0)]
-    variants += [(f"vector / query's best, wv {wv}", fused(wv=wv), f"max {wv}") for wv in (0.5, 0.7)]
-    variants += [(f"vector min-max per query, wv {wv}", fused(wv=wv), f"minmax {wv}") for wv in (0.5, 0.7)]
-    variants += [("ceiling: evidence first (no real ranking)", gold_first, None)]
-    variants += [("ceiling: each question's best vector weight", fused(), "oracle")]
+
+    def ranked_by(score: Score) -> Variant:
+        return lambda records: evaluate(records, score)
+
+    def rescaled(how: str, wv: float) -> Variant:
+        return lambda records: evaluate(per_query(records, how), fused(wv=wv))
+
+    variants: list[tuple[str, Variant]] = [("defaults (0.7 / 0.3, keyWeight 0.7)", ranked_by(DEFAULTS))]
+    variants += [(f"second key x{a}", ranked_by(fused(second_key=a))) for a in (0.1, 0.3)]
+    variants += [(f"text^{p}", ranked_by(fused(text_power=p))) for p in (0.5, 1.5)]
+    variants += [(f"vector^{p}", ranked_by(fused(vector_power=p))) for p in (2.0, 3.0)]
+    variants += [(f"vector / query's best, wv {wv}", rescaled("max", wv)) for wv in (0.5, 0.7)]
+    variants += [(f"vector min-max per query, wv {wv}", rescaled("minmax", wv)) for wv in (0.5, 0.7)]
+    variants += [("ceiling: evidence first (no real ranking)", ranked_by(gold_first))]
+    variants += [("ceiling: each question's best vector weight", best_weight_each)]
     print("R@5 / MRR@10 / full-evidence recall@10 (LoCoMo multi-hop's in brackets)")
     print("variant".ljust(44) + "".join(f"{name:>30}" for name in sets))
-    for label, score, rescale in variants:
+    for label, variant in variants:
         cells = []
         for records in sets.values():
-            if rescale == "oracle":
-                f = best_weight_each(records)
-            else:
-                if rescale:
-                    how, wv = rescale.split()
-                    records = per_query(records, how, float(wv))
-                f = evaluate(records, score)
+            f = variant(records)
             mh = f" ({f.multi_hop_evr:.3f})" if f.multi_hop_evr is not None else ""
             cells.append(f"{f.r5:.3f} / {f.mrr:.3f} / {f.evr:.3f}{mh}")
         print(label.ljust(44) + "".join(f"{c:>30}" for c in cells), flush=True)
