@@ -99,7 +99,7 @@ class IndexStore(Protocol):
     # full text
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
     def keyword_search(
-        self, match: str, limit: int, source: str | None = None, said: bool = False
+        self, match: str, limit: int, said: bool = False
     ) -> list[tuple[int, float]]: ...  # said: in the chunks' text less an assistant's words (keys.said_text)
 
     # vectors: the cache by text hash, and the chunks' and keys' views of it

@@ -646,9 +646,7 @@ class PostgresStore:
         dfs = self._read(lambda conn: self._doc_frequencies(conn, "chunks", phrases, max(total, 1), gen))
         return total, dict(zip(terms, dfs, strict=True))
 
-    def keyword_search(
-        self, match: str, limit: int, source: str | None = None, said: bool = False
-    ) -> list[tuple[int, float]]:
+    def keyword_search(self, match: str, limit: int, said: bool = False) -> list[tuple[int, float]]:
         return self.ranked("chunks", match, limit, prefix="said_" if said else "")
 
     # -- vectors

@@ -668,9 +668,7 @@ class SQLiteStore:
             term: min((counts.get(t, 0) for t in tokens.get(i, [])), default=0) for i, term in enumerate(terms, 1)
         }
 
-    def keyword_search(
-        self, match: str, limit: int, source: str | None = None, said: bool = False
-    ) -> list[tuple[int, float]]:
+    def keyword_search(self, match: str, limit: int, said: bool = False) -> list[tuple[int, float]]:
         """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression; ``said``: matched in the
         chunks' text in anyone's words but an assistant's (keys.said_text) instead of their whole text."""
         fts = "chunks_said_fts" if said else "chunks_fts"
