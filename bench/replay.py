@@ -150,25 +150,15 @@ class Figures:
 
 
 def windows(rec: dict[str, Any], order: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
-    """The top result windows of ``order``, as ``search._widen`` makes them."""
+    """The top result windows of ``order``, as ``search._widen`` makes them (less its trimming of blank edges)."""
     taken: list[tuple[str, int, int]] = []
     for c in order:
         path, s, e = c["path"], c["start"], c["end"]
         middle = (s + e) // 2
         if any(p == path and a <= middle <= z for p, a, z in taken):
             continue
-        if e - s + 1 < WINDOW:
-            last = rec["last"][path]
-            start = max(1, min(middle - (WINDOW - 1) // 2, last - WINDOW + 1))
-            end = min(last, start + WINDOW - 1)
-            s, e = min(start, s), max(end, e)
-            for p, a, z in taken:
-                if p == path:
-                    if s <= z < c["start"]:
-                        s = z + 1
-                    if c["end"] < a <= e:
-                        e = a - 1
-        taken.append((path, s, e))
+        shown = [(a, z) for p, a, z in taken if p == path]
+        taken.append((path, *search.widen_span(s, e, rec["last"][path], WINDOW, shown)))
         if len(taken) == TOP:
             break
     return taken

@@ -251,6 +251,17 @@ def test_disabled_memory_search(workspace: Path) -> None:
         mem.search("x")
 
 
+def test_widen_span_centres_shifts_at_the_edges_and_stops_at_shown_lines() -> None:
+    widen = search_mod.widen_span
+    assert widen(20, 21, 100, 11, []) == (15, 25)  # centred on the middle line
+    assert widen(2, 3, 100, 11, []) == (1, 11)  # clipped at the top of the file
+    assert widen(97, 98, 100, 11, []) == (90, 100)  # shifted up at its end
+    assert widen(3, 4, 5, 11, []) == (1, 5)  # a file shorter than the window
+    assert widen(20, 35, 100, 11, []) == (20, 35)  # already as long as the window
+    assert widen(20, 21, 100, 11, [(10, 17), (24, 30)]) == (18, 23)  # never into what better results show
+    assert widen(20, 21, 100, 11, [(40, 50)]) == (15, 25)  # a span elsewhere in the file changes nothing
+
+
 def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake: FakeEmbedder) -> None:
     ws = tmp_path / "w"
     lines = [f"- entry {i} about gardening" for i in range(1, 40)]

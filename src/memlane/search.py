@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -346,19 +346,10 @@ def _widen(
     middle = (result.start_line + result.end_line) // 2
     if any(t.path == result.path and t.start_line <= middle <= t.end_line for t in taken):
         return None
-    span = result.end_line - result.start_line + 1
-    if span >= window:
+    if result.end_line - result.start_line + 1 >= window:
         return result
-    last = store.last_line(result.path)
-    start = max(1, min(middle - (window - 1) // 2, last - window + 1))  # shift up at the end of the file
-    end = min(last, start + window - 1)
-    start, end = min(start, result.start_line), max(end, result.end_line)
-    for t in taken:  # widen only into lines no better result shows already
-        if t.path == result.path:
-            if start <= t.end_line < result.start_line:
-                start = t.end_line + 1
-            if result.end_line < t.start_line <= end:
-                end = t.start_line - 1
+    shown = [(t.start_line, t.end_line) for t in taken if t.path == result.path]
+    start, end = widen_span(result.start_line, result.end_line, store.last_line(result.path), window, shown)
     lines = store.lines_of(result.path, start, end)
     # Trim blank lines at the edges, as chunks are trimmed.
     while len(lines) > 1 and not lines[0].strip() and start < result.start_line:
@@ -375,6 +366,23 @@ def _widen(
         vector_score=result.vector_score,
         text_score=result.text_score,
     )
+
+
+def widen_span(start: int, end: int, last: int, window: int, shown: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    """The lines a result of lines ``start``-``end`` is widened to: ``window`` lines around its middle, shifted
+    up at the end of its file (``last``), never reaching into ``shown``, the spans that better results of the
+    same file already show. A span of ``window`` lines or more stays as it is."""
+    if end - start + 1 >= window:
+        return start, end
+    middle = (start + end) // 2
+    first = max(1, min(middle - (window - 1) // 2, last - window + 1))
+    first, final = min(first, start), max(min(last, first + window - 1), end)
+    for a, z in shown:
+        if first <= z < start:
+            first = z + 1
+        if end < a <= final:
+            final = a - 1
+    return first, final
 
 
 def _rrf(
