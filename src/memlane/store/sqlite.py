@@ -135,18 +135,11 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
-def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
-    """Version 3 adds chunk keys; the chunk delete trigger drops a chunk's keys with it. The next sync is a
-    full reindex (the fingerprint is forgotten): chunk and fact vectors come from the cache, keys are new."""
-    conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
-    for stmt in _CHUNK_SCHEMA:
-        conn.execute(stmt)
-    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
-
-
-def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
-    """Version 4 adds the user-text index (``chunks_said_fts``); the chunk delete trigger empties it too. The
-    next sync is a full reindex that fills it (every vector comes from the cache)."""
+def _renew_chunk_schema(conn: sqlite3.Connection) -> None:
+    """Versions 3 and 4 add a table beside the chunks (3: chunk keys; 4: the user-text index
+    ``chunks_said_fts``) that the chunk delete trigger empties too: the trigger is made again with the rest of
+    the chunk schema. The next sync is a full reindex (the fingerprint is forgotten) that fills the new table;
+    chunk and fact vectors come from the cache, only keys new in version 3 are embedded."""
     conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
     for stmt in _CHUNK_SCHEMA:
         conn.execute(stmt)
@@ -154,7 +147,7 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
 
 
 # (from version, to version, step): applied in order on open, each in its own transaction.
-MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _migrate_2_to_3), (3, 4, _migrate_3_to_4)]
+MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _renew_chunk_schema), (3, 4, _renew_chunk_schema)]
 
 
 @dataclass(frozen=True, slots=True)
