@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .markdown import Document, parse
+
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
-HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # an ATX heading line
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])\s+")
 
 
@@ -42,32 +42,17 @@ def whitespace_token_counter(texts: Sequence[str]) -> list[int]:
     return [len(re.findall(r"\w+|[^\w\s]", t)) for t in texts]
 
 
-def split_lines(text: str) -> list[str]:
-    """The file's lines, numbered as ``memory_get`` numbers them."""
-    return text.splitlines()
-
-
-def _sections(lines: list[str]) -> list[tuple[int, int]]:
+def _sections(doc: Document) -> list[tuple[int, int]]:
     """[start, end) line index ranges, one per heading section; heading-only sections join the next."""
-    starts = [0]
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if m:
-            marker = m.group(1)[0]
-            if fence is None:
-                fence = marker
-            elif fence == marker:
-                fence = None
-            continue
-        if fence is None and i > 0 and HEADING.match(line):
-            starts.append(i)
+    lines = doc.lines
+    starts = [0, *(h.line for h in doc.headings if h.line > 0)]
+    heading_lines = {i for h in doc.headings for i in range(h.line, h.end)}
     bounds = [(s, e) for s, e in zip(starts, [*starts[1:], len(lines)], strict=True)]
     merged: list[tuple[int, int]] = []
     pending: int | None = None
     for s, e in bounds:
-        body = [ln for ln in lines[s:e] if ln.strip()]
-        only_heading = len(body) <= 1 and bool(body) and bool(HEADING.match(body[0]))
+        body = [i for i in range(s, e) if lines[i].strip()]
+        only_heading = bool(body) and all(i in heading_lines for i in body)
         start = pending if pending is not None else s
         if only_heading and e < len(lines):
             pending = start
@@ -121,12 +106,13 @@ def chunk_markdown(
     if max_tokens < 1:
         raise ValueError("max_tokens must be positive")
     count = count_tokens or whitespace_token_counter
-    lines = split_lines(text)
+    doc = parse(text)
+    lines = list(doc.lines)
     if not lines:
         return []
     line_tokens = count(lines)
     chunks: list[Chunk] = []
-    for s, e in _sections(lines):
+    for s, e in _sections(doc):
         _chunk_section(lines, line_tokens, s, e, max_tokens, overlap, count, chunks)
     return chunks
 

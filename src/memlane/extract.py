@@ -26,11 +26,10 @@ from typing import Protocol
 from .facts.derive import day_of
 from .facts.retain import KIND_LETTERS, normalize_name, parse_retain, retain_sections
 from .facts.timeparse import TimeMention, find_times
+from .markdown import parse
 from .workspace import list_memory_files, read_lines, resolve_memory_path
 from .writer import insert_text
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s")
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # list markers
 _TAG = re.compile(r"^\[[^\]]{1,20}\]\s*")  # "[D1:3]" turn ids, "[14:05]" times
 _SPEAKER = re.compile(r"^(?P<name>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(?P<text>.+)$")
@@ -96,18 +95,18 @@ def normalized(text: str) -> str:
 def draft_log(text: str, day: dt.date | None, known: Iterable[str] = ()) -> list[Draft]:
     """Retain bullets for the log ``text`` (of ``day``), not counting what its Retain sections hold.
     ``known``: entity names to recognise (pages, aliases, names the index already has)."""
-    lines = text.splitlines()
-    inside = {i for s, e in retain_sections(lines) for i in range(s, e)}
+    doc = parse(text)
+    skip = doc.in_code()  # code, the Retain sections' own bullets and headings are never drafted from
+    for s, e in retain_sections(doc):
+        skip[s:e] = [True] * (e - s)
+    for h in doc.headings:
+        skip[h.line : h.end] = [True] * (h.end - h.line)
     have = {normalized(f.content) for f in parse_retain(text)[0]}
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     drafts: list[Draft] = []
     seen: set[str] = set(have)
-    fence = False
-    for i, raw in enumerate(lines):
-        if _FENCE.match(raw):
-            fence = not fence
-            continue
-        if fence or i in inside or _HEADING.match(raw) or not raw.strip():
+    for i, raw in enumerate(doc.lines):
+        if skip[i] or not raw.strip():
             continue
         line = _IMAGE.sub("", _TAG.sub("", _LEAD.sub("", raw)).strip())
         speaker = None

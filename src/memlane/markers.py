@@ -4,7 +4,8 @@ A block is the lines between ``<!-- memlane:begin NAME -->`` and ``<!-- memlane:
 marker alone on its line. Setting a block replaces exactly those lines; a page without the block gets it
 appended after a blank line. Everything outside the markers is kept byte for byte (a Hypothesis property
 in tests/test_reflect.py). A page whose markers are broken (a begin without its end, a block twice, an
-end before its begin) is refused with the line, never guessed at.
+end before its begin) is refused with the line, never guessed at. Markers inside a code block are text,
+not markers.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .errors import MemlaneError
+from .markdown import parse
 
 
 class BlockError(MemlaneError):
@@ -27,7 +29,12 @@ def end_marker(name: str) -> str:
 
 
 def _marker_lines(text: str, marker: str) -> list[re.Match[str]]:
-    return list(re.finditer(rf"(?m)^{re.escape(marker)}[ \t]*(?:\r?\n|\Z)", text))
+    """The marker's lines, less those inside a code block (a page may show the markers as an example)."""
+    found = list(re.finditer(rf"(?m)^{re.escape(marker)}[ \t]*(?:\r?\n|\Z)", text))
+    if not found:
+        return found
+    code = parse(text).in_code()
+    return [m for m in found if not code[text.count("\n", 0, m.start())]]
 
 
 def find_block(text: str, name: str) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from ..chunking import text_hash
 from ..keywords import STOPWORDS, cjk_terms
+from ..markdown import parse
 from ..store import EntityName, FactRow
 from .entities import is_entity_page, parse_entity_page
 from .retain import RetainFact, parse_retain, retain_sections
@@ -58,21 +59,22 @@ def derive_file(path: str, text: str) -> FileFacts:
     if is_entity_page(path):
         page = parse_entity_page(path, text)
         out.names = [EntityName(norm, page.slug, path, how) for norm, how in page.names()]
-    if "etain" not in text:  # no Retain heading possible: skip the parse (most daily notes)
+    doc = parse(text)  # the chunker parsed the same text a moment ago: a cache hit
+    if not retain_sections(doc):  # most daily notes
         return out
     facts, problems = parse_retain(text)
     out.problems = [(p.line, p.message) for p in problems]
     if not facts:
         return out
     day = day_of(path)
-    lines = text.splitlines()
-    inside = {i for s, e in retain_sections(lines) for i in range(s, e)}
-    log_lines = [(i, ln) for i, ln in enumerate(lines) if i not in inside and ln.strip()]
+    lines = doc.lines
+    inside = {i for s, e in retain_sections(doc) for i in range(s, e)}
+    log = LogLines([(i, ln) for i, ln in enumerate(lines) if i not in inside and ln.strip()])
     for f in facts:
         names = [m.name for m in f.mentions]
         key = fact_key(f, names)
         when = event_time(f.content, day)
-        anchors = anchor_lines(f, log_lines)
+        anchors = log.anchors(f)
         ident = text_hash(f"{path}\x00{f.kind}\x00{f.content}\x00{f.confidence}")
         out.facts.append(
             FactRow(
@@ -105,26 +107,30 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in _TOKEN.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS}
 
 
-def anchor_lines(fact: RetainFact, log: list[tuple[int, str]], most: int = 2) -> list[int]:
-    """The lines of the file's log (outside Retain sections) the fact was most likely drawn from: those
-    sharing its rarest words (weights from how many lines of this file use a word). 1-based."""
-    if not log:
-        return []
-    stems = [_stems(text) for _, text in log]
-    wanted = _stems(fact.content)
-    df: dict[str, int] = {}
-    for s in stems:
-        for w in s & wanted:
-            df[w] = df.get(w, 0) + 1
-    n = len(log)
-    scored = []
-    for (i, _), s in zip(log, stems, strict=True):
-        shared = s & wanted
-        if shared:
-            score = sum(math.log(1 + n / df[w]) for w in shared)
-            scored.append((score, i))
-    if not scored:
-        return []
-    scored.sort(key=lambda x: (-x[0], x[1]))
-    best = scored[0][0]
-    return sorted(i + 1 for score, i in scored[:most] if score >= 0.7 * best)
+class LogLines:
+    """The lines of a file's log (outside its Retain sections), indexed once by their content words, so
+    that finding each fact's lines costs what its words' lines cost, not a pass over the whole file: a
+    193 KB log with 500 facts once took 24 s on every write to it."""
+
+    def __init__(self, log: list[tuple[int, str]]) -> None:
+        self.count = len(log)
+        self.postings: dict[str, list[int]] = {}
+        for i, text in log:
+            for w in _stems(text):
+                self.postings.setdefault(w, []).append(i)
+
+    def anchors(self, fact: RetainFact, most: int = 2) -> list[int]:
+        """The lines the fact was most likely drawn from: those sharing its rarest words (weights from how
+        many lines of this file use a word). 1-based."""
+        scores: dict[int, float] = {}
+        for w in _stems(fact.content):
+            lines = self.postings.get(w)
+            if lines:
+                weight = math.log(1 + self.count / len(lines))
+                for i in lines:
+                    scores[i] = scores.get(i, 0.0) + weight
+        if not scores:
+            return []
+        scored = sorted(((score, i) for i, score in scores.items()), key=lambda x: (-x[0], x[1]))
+        best = scored[0][0]
+        return sorted(i + 1 for score, i in scored[:most] if score >= 0.7 * best)

@@ -14,12 +14,13 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import yaml
+
+from ..markdown import front_matter_text, parse
 from .retain import normalize_name
 
 ENTITY_DIR = "bank/entities/"
-_FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _ALIAS_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?aliases(?:\*\*|__)?\s*:(?:\*\*|__)?\s*(.*)$", re.IGNORECASE)
-_TITLE = re.compile(r"^ {0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +47,15 @@ def is_entity_page(path: str) -> bool:
 
 def parse_entity_page(path: str, text: str) -> EntityPage:
     """The names of one entity page; anything unreadable is simply not a name."""
-    aliases: list[str] = []
-    body = text
-    front = _FRONT.match(text)
-    if front:
-        aliases.extend(_front_matter_aliases(front.group(1)))
-        body = text[front.end() :]
-    title = None
-    for line in body.splitlines():
-        if title is None:
-            t = _TITLE.match(line)
-            if t:
-                title = t.group(1).strip()
-                continue
+    doc = parse(text)
+    front = front_matter_text(doc)
+    aliases = _front_matter_aliases(front) if front is not None else []
+    title = next((h.text for h in doc.headings if h.level == 1 and h.text), None)
+    code = doc.in_code()
+    skip = range(*doc.front_matter) if doc.front_matter else range(0)
+    for i, line in enumerate(doc.lines):
+        if code[i] or i in skip:
+            continue
         a = _ALIAS_LINE.match(line)
         if a:
             aliases.extend(_split_aliases(a.group(1)))
@@ -72,9 +69,12 @@ def _split_aliases(raw: str) -> list[str]:
 
 
 def _front_matter_aliases(front: str) -> list[str]:
-    import yaml
-
+    """The ``aliases`` of a page's YAML front matter. Anchors and aliases (``&a``/``*a``) are refused:
+    names are flat strings, and nine aliases of nine aliases expand a 321-byte page into millions of
+    characters. The front matter's size is capped by :func:`memlane.markdown.front_matter_text`."""
     try:
+        if any(getattr(event, "anchor", None) for event in yaml.parse(front, Loader=yaml.SafeLoader)):
+            return []  # an anchor (or an alias of one): not a list of names
         data = yaml.safe_load(front)
     except yaml.YAMLError:
         return []
@@ -84,7 +84,7 @@ def _front_matter_aliases(front: str) -> list[str]:
     if isinstance(value, str):
         return _split_aliases(value)
     if isinstance(value, list):
-        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+        return [str(v).strip() for v in value if isinstance(v, str | int | float) and str(v).strip()]
     return []
 
 

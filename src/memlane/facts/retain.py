@@ -1,6 +1,6 @@
 """The ``## Retain`` convention (spec 004): typed, self-contained facts written into any memory file.
 
-A Retain section is a heading whose text is ``Retain`` (any level); it runs to the next heading of
+A Retain section is a heading whose text is ``Retain`` (any level, any case); it runs to the next heading of
 the same or a higher level. Each top-level bullet in it is one fact::
 
     ## Retain
@@ -14,7 +14,8 @@ The letter is the kind: ``W`` world, ``B`` experience (first person), ``O`` opin
 confidence ``c`` in [0, 1]), ``S`` observation/summary. ``@mentions`` name entities, before the colon
 or inside the text; ``@The-Castle`` or ``@[The Castle]`` for names with spaces; any Unicode letters.
 A bullet that does not follow this shape is reported as a :class:`Problem` with its line and skipped:
-it never stops a sync. Lines inside code fences are never facts. Pure functions, no I/O.
+it never stops a sync. Lines inside code blocks are never facts, and a heading inside one starts
+nothing (:mod:`memlane.markdown` reads the structure). Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..markdown import Document, parse
+
 KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 KIND_LETTERS = {v: k for k, v in KINDS.items()}
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _BARE_BULLET = re.compile(r"^ {0,3}[-*+][ \t]*$")
 # The kind letter stands alone: "W @x: ...", "O(c=0.9) ...", "S: ...", "S text"; "Was ..." is not a kind.
@@ -79,53 +80,25 @@ def find_mentions(text: str) -> list[Mention]:
     return list(seen.values())
 
 
-def retain_sections(lines: list[str]) -> list[tuple[int, int]]:
+def retain_sections(doc: Document) -> list[tuple[int, int]]:
     """[start, end) indexes of the lines inside each Retain section (its heading excluded)."""
-    sections: list[tuple[int, int]] = []
-    fence: str | None = None
-    open_at: int | None = None
-    level = 0
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if m:
-            marker = m.group(1)[0]
-            fence = marker if fence is None else (None if fence == marker else fence)
-            continue
-        if fence is not None:
-            continue
-        h = _HEADING.match(line)
-        if not h:
-            continue
-        depth = len(h.group(1))
-        if open_at is not None and depth <= level:
-            sections.append((open_at, i))
-            open_at = None
-        if open_at is None and h.group(2).strip().casefold() == "retain":
-            open_at, level = i + 1, depth
-    if open_at is not None:
-        sections.append((open_at, len(lines)))
-    return sections
+    return doc.sections("retain")
 
 
 def parse_retain(text: str) -> tuple[list[RetainFact], list[Problem]]:
     """The facts of every Retain section of a Markdown text, and the bullets that could not be read."""
-    lines = text.splitlines()
+    doc = parse(text)
+    lines = doc.lines
+    code = doc.in_code()
     facts: list[RetainFact] = []
     problems: list[Problem] = []
-    for start, end in retain_sections(lines):
+    for start, end in retain_sections(doc):
         i = start
-        fence: str | None = None
         while i < end:
             line = lines[i]
-            fm = _FENCE.match(line)
-            if fm:
-                marker = fm.group(1)[0]
-                fence = marker if fence is None else (None if fence == marker else fence)
-                i += 1
-                continue
             bullet = _BULLET.match(line)
-            if fence is not None or not bullet:
-                if fence is None and _BARE_BULLET.match(line):
+            if code[i] or not bullet:
+                if not code[i] and _BARE_BULLET.match(line):
                     problems.append(Problem(i + 1, "empty bullet"))
                 i += 1
                 continue
@@ -133,7 +106,7 @@ def parse_retain(text: str) -> tuple[list[RetainFact], list[Problem]]:
             depth = _indent(line)
             j = i + 1
             # Lines indented deeper than the bullet continue it (nested bullets included); a blank line ends it.
-            while j < end and lines[j].strip() and _indent(lines[j]) > depth and not _FENCE.match(lines[j]):
+            while j < end and lines[j].strip() and _indent(lines[j]) > depth and not code[j]:
                 parts.append(lines[j].strip())
                 j += 1
             fact = _parse_bullet(" ".join(p for p in parts if p), i + 1, j)
