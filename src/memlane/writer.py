@@ -18,18 +18,18 @@ import fcntl
 import hashlib
 import os
 import re
-import tempfile
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .config import memlane_home
 from .errors import MemlaneError, PathError
+from .markdown import Document, parse
 from .markers import set_block
 from .workspace import resolve_memory_path, resolve_writable_path
 
 MAX_NOTE_CHARS = 20_000
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def _append(target: Path, body: str) -> tuple[int, int]:
     """Append ``body`` as a paragraph. All or nothing: a write the disk cut short (disk full, a file-size
     limit) is truncated back to the file's size before it, and reported."""
     data = body.encode() + b"\n"
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # less the umask
     try:
         with open(target, "rb") as reader:
             existing = reader.read()
@@ -137,35 +137,48 @@ def _append(target: Path, body: str) -> tuple[int, int]:
 
 
 def _insert_under(text: str, heading: str, body: str) -> tuple[str, int]:
-    """New text with ``body`` at the end of the ``heading`` section (created if missing); its first line."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    wanted = heading.strip().lstrip("#").strip().lower()
-    at, level = None, 0
-    for i, line in enumerate(lines):
-        m = _HEADING.match(line)
-        if m and m.group(2).strip().lower() == wanted:
-            at, level = i, len(m.group(1))
-            break
+    """New text with ``body`` at the end of the ``heading`` section (created if missing); its first line.
+    Sections are read by :mod:`memlane.markdown`: a ``#`` line inside a code block is no heading."""
+    doc = parse(text)
+    lines = _raw_lines(text)
+    wanted = heading.strip().lstrip("#").strip()
+    found = doc.sections(wanted)
     new = body.split("\n")
-    if at is None:
-        block = ([""] if lines else []) + [f"## {heading.strip().lstrip('#').strip()}", "", *new]
+    if not found:
+        _refuse_open_fence(doc, len(lines))
+        block = ([""] if lines else []) + [f"## {wanted}", "", *new]
         out = lines + block
         return "\n".join(out) + "\n", len(lines) + len(block) - len(new) + 1
-    end = len(lines)
-    for j in range(at + 1, len(lines)):
-        m = _HEADING.match(lines[j])
-        if m and len(m.group(1)) <= level:
-            end = j
-            break
+    at, end = found[0]
     last = end
-    while last > at + 1 and not lines[last - 1].strip():
+    while last > at and not lines[last - 1].strip():
         last -= 1
+    _refuse_open_fence(doc, last)
     block = ["", *new]
     tail = lines[end:]
     out = lines[:last] + block + ([""] if tail else []) + tail
     return "\n".join(out) + "\n", last + 2
+
+
+def _raw_lines(text: str) -> list[str]:
+    """The file's lines as :func:`memlane.markdown.split_lines` numbers them, each with its ``\\r`` if it
+    had one: joined with ``\\n`` they give the file back byte for byte (less a missing final newline)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _refuse_open_fence(doc: Document, at: int) -> None:
+    """Refuse to put text at line index ``at`` when that is inside a code block: the note would become
+    part of the person's code (a fence left open runs to the end of the file)."""
+    block = doc.code_at(at - 1) if at > 0 else None
+    if block is not None and (not block.closed or at < block.end):
+        where = f"the code block at lines {block.start + 1}-{block.end}"
+        why = " is never closed" if not block.closed else ""
+        raise MemlaneError(
+            f"refusing to write inside a code block: {where}{why}; close the fence, or pick a line outside it"
+        )
 
 
 CORE_FILES = ("MEMORY.md", "memory.md")
@@ -181,6 +194,18 @@ def check_core_size(rel: str, before: str, after: str, max_chars: int | None) ->
             f"{rel} would be {len(after):,} characters, over the core limit of {max_chars:,} (core.maxChars); "
             f"it is {len(before):,} now. Shorten it with memory_replace, or write to the daily log instead"
         )
+
+
+def _new_temp(target: Path) -> tuple[int, str]:
+    """A new temporary file beside ``target``, created with mode 0666 less the umask: the mode a new file
+    gets from the user's editor (``mkstemp``'s 0600 would hide a new log from the user's other tools)."""
+    for _ in range(100):
+        path = target.parent / f".memlane-{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(path)
+        except FileExistsError:
+            continue
+    raise MemlaneError(f"could not create a temporary file in {target.parent}")
 
 
 def _rewrite(
@@ -208,13 +233,13 @@ def _rewrite(
             check_core_size(rel, old_text, new_text, max_core_chars)
             tmp = ""
             try:
-                fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".memlane-", suffix=".tmp")
+                fd, tmp = _new_temp(target)
                 with os.fdopen(fd, "wb") as out:
                     out.write(new_text.encode("utf-8", errors="surrogateescape"))
                     out.flush()
                     os.fsync(out.fileno())
-                with contextlib.suppress(FileNotFoundError):
-                    os.chmod(tmp, target.stat().st_mode & 0o777)
+                with contextlib.suppress(FileNotFoundError):  # a replaced file keeps its mode
+                    os.chmod(tmp, target.stat().st_mode & 0o7777)
                 now = target.read_bytes() if target.exists() else b""
                 if now != before:  # an editor saved in between: redo on its content
                     continue
@@ -254,8 +279,9 @@ def write_note(
     target.parent.mkdir(parents=True, exist_ok=True)
     _check_target(workspace, target)
     with _writing(workspace, target):
+        existing = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else ""
+        _refuse_open_fence(parse(existing), len(_raw_lines(existing)))
         if max_core_chars is not None and rel in CORE_FILES:
-            existing = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else ""
             sep = _separator(existing.encode()).decode()
             check_core_size(rel, existing, existing + sep + body + "\n", max_core_chars)
         first, last = _append(target, body)
@@ -316,12 +342,11 @@ def insert_text(
         if heading is not None:
             new_text, first = _insert_under(old, heading, body)
             return new_text, first, first + body.count("\n")
-        lines = old.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+        lines = _raw_lines(old)
         at = len(lines) if line is None or line == -1 else line
         if at > len(lines):
             raise MemlaneError(f"line {line} is past the end of {rel} ({len(lines)} lines); use -1 for the end")
+        _refuse_open_fence(parse(old), at)
         new_lines = body.split("\n")
         out = lines[:at] + new_lines + lines[at:]
         return "\n".join(out) + "\n", at + 1, at + len(new_lines)
@@ -352,11 +377,13 @@ def read_core(workspace: Path, max_chars: int) -> dict[str, object]:
     """The core block: MEMORY.md (else memory.md) with its size, and a warning above ``max_chars``."""
     rel = next((n for n in CORE_FILES if (workspace / n).is_file()), CORE_FILES[0])
     out: dict[str, object] = {"path": rel, "text": "", "chars": 0, "maxChars": max_chars}
-    try:
-        text = resolve_memory_path(workspace, rel).read_text(encoding="utf-8", errors="replace")
-    except (PathError, OSError):
+    if not (workspace / rel).exists() and not (workspace / rel).is_symlink():
         out["note"] = f"{rel} does not exist yet: memory_write with longTerm (or memory_insert) creates it"
         return out
+    try:  # there but unreadable (a symlink, a folder, no permission): say so, never "does not exist"
+        text = resolve_memory_path(workspace, rel).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise MemlaneError(f"cannot read {rel}: {exc.strerror or exc}") from None
     out.update(text=text, chars=len(text))
     if len(text) > max_chars:
         out["warning"] = (
