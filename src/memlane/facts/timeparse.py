@@ -17,6 +17,8 @@ most recent for queries), and covers what dateparser leaves out ("last March", "
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +80,12 @@ _KINDS = ("wof", "edge", "season", "iso", "ym", "md", "dm", "my", "ago", "rel", 
 _NEXT_TO = re.compile(
     r"(?:\bthe|\b(\d{1,2}|a|an|one|two|three|four|five|six|seven))\s+(day|week(?:end)?|month|year)s?\s*$", re.I
 )
+# How far before or after a date its range words are looked for ("27-" of "27-30 Nov", "two weeks" of
+# "two weeks before May 3"): a window, not the whole text, so a long text with many dates stays linear.
+_NEAR = 64
+# A fact or a question names a few dates; past this many the rest of a text is not read for dates, so
+# that a hostile line of thousands (each one a dateparser call of milliseconds) costs no more than this.
+MAX_MENTIONS = 32
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 14)}
 
 
@@ -145,8 +153,10 @@ def _period_range(day: dt.date, period: str) -> TimeRange:
     return TimeRange(day, day)
 
 
+@functools.lru_cache(maxsize=4096)
 def _dateparser(text: str, base: dt.date, prefer: Prefer) -> tuple[dt.date, str] | None:
-    """dateparser's reading of one span: (date, granularity) or None."""
+    """dateparser's reading of one span: (date, granularity) or None. Cached: it costs milliseconds, and
+    the facts of one log name the same few dates against the same day."""
     from dateparser.date import DateDataParser
 
     settings = {
@@ -335,7 +345,7 @@ def _spans(text: str) -> Iterator[tuple[re.Match[str], str]]:
 
 def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> list[TimeMention]:
     """The time expressions of ``text`` read relative to ``base``, ranges joined."""
-    found = list(_spans(text))
+    found = list(itertools.islice(_spans(text), MAX_MENTIONS))
     out: list[TimeMention] = []
     i = 0
     while i < len(found):
@@ -363,8 +373,9 @@ def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> l
                     i += 1
                     joined = True
         if rng is None and kind in ("md", "my", "dm"):
-            tail = _TAIL_DAY.match(text[end:])
-            head = _HEAD_DAY.search(text[:start]) if kind in ("dm", "my") else None
+            tail = _TAIL_DAY.match(text[end : end + _NEAR])
+            lead = max(0, start - _NEAR)
+            head = _HEAD_DAY.search(text[lead:start]) if kind in ("dm", "my") else None
             if tail and kind == "md":  # "Nov 27-30" / "Nov 27 to 30, 2025"
                 month = re.search(_MONTH, body, re.IGNORECASE)
                 year_text = tail.group("year") or (_YEAR_IN.search(body) or [None])[0]
@@ -389,7 +400,7 @@ def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> l
                         left_day = right.start.replace(day=day)
                         if left_day <= right.end:
                             rng = TimeRange(left_day, right.end)
-                            start = head.start()
+                            start = lead + head.start()
                     except ValueError:
                         pass
         if rng is None and kind == "bare" and base is not None and re.fullmatch(rf"(?i){_WEEKDAY}", body.strip()):
@@ -398,10 +409,11 @@ def find_times(text: str, base: dt.date | None, prefer: Prefer = "nearest") -> l
             rng = _resolve(kind, body, base, prefer)
         if rng is not None:
             relation: Relation = "in" if joined else _relation(m.group("prep"))
-            beside = _next_to(text[:start], rng, relation)
+            lead = max(0, start - _NEAR)
+            beside = _next_to(text[lead:start], rng, relation)
             if beside is not None:
-                head = _NEXT_TO.search(text[:start])
-                start, rng, relation = head.start() if head else start, beside, "in"
+                head = _NEXT_TO.search(text[lead:start])
+                start, rng, relation = lead + head.start() if head else start, beside, "in"
             relative = kind in ("ago", "rel", "word") or bool(re.fullmatch(rf"(?i){_WEEKDAY}", body.strip()))
             out.append(TimeMention(text[start:end].strip(), start, end, rng, relation, relative))
         i += 1
