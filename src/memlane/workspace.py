@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .errors import PathError
+from .markdown import split_lines
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
@@ -182,7 +183,7 @@ def read_lines(path: Path, from_line: int | None = None, lines: int | None = Non
     text = path.read_text(encoding="utf-8", errors="replace")
     if from_line is None and lines is None:
         return text
-    all_lines = text.splitlines(keepends=True)
+    all_lines = split_lines(text, keepends=True)
     start = (from_line or 1) - 1
     end = len(all_lines) if lines is None else start + lines
     return "".join(all_lines[start:end])

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ..config import ReflectSettings
 from ..errors import MemlaneError
 from ..facts.entities import Entity, EntityDirectory
+from ..markdown import split_lines
 from ..markers import BlockError, set_block
 from ..store import StoredFact
 from ..workspace import ROOT_FILES
@@ -247,7 +248,7 @@ def _core_lines(workspace: Path) -> list[set[str]]:
         path = workspace / name
         if path.is_file():
             try:
-                return [stems(line) for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+                return [stems(line) for line in split_lines(path.read_text(encoding="utf-8", errors="replace"))]
             except OSError:
                 return []
     return []
