@@ -46,3 +46,14 @@ def test_memory_flush_uses_the_agents_sessions_state_file(tmp_path: Path, memlan
         assert mem.memory_flush("abc", 500_000, 200_000).flush
         assert not mem.memory_flush("abc", 500_000, 200_000).flush
     assert (memlane_home / "agents" / "main" / "sessions" / "sessions.json").exists()
+
+
+def test_a_window_smaller_than_the_reserve_never_flushes_at_zero_tokens(tmp_path: Path) -> None:
+    # 16k window, 20k reserve + 4k soft threshold: the old threshold was -8,000, so a flush was due at 0 tokens
+    cfg = resolve({})
+    decision = plan_flush(cfg, tmp_path / "s.json", "s", 0, 16_000)
+    assert not decision.flush and decision.threshold == 0
+    assert "leaves no room" in decision.reason and "reserveTokensFloor" in decision.reason
+    assert not plan_flush(cfg, tmp_path / "s.json", "s", 15_999, 16_000).flush
+    assert not (tmp_path / "s.json").exists()
+    assert plan_flush(cfg, tmp_path / "s.json", "s", 1, 24_001).flush  # one token of room: due from there

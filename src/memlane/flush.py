@@ -38,8 +38,10 @@ class FlushDecision:
 
 
 def flush_threshold(context_window: int, cfg: AgentConfig) -> int:
+    """The token count at which a flush is due; 0 when the reserve and the soft threshold leave no room in
+    the window (a flush is then never due, as in OpenClaw, rather than due before the first token)."""
     c = cfg.compaction
-    return context_window - c.reserve_tokens_floor - c.memory_flush.soft_threshold_tokens
+    return max(0, context_window - c.reserve_tokens_floor - c.memory_flush.soft_threshold_tokens)
 
 
 def _read_state(path: Path) -> dict[str, Any]:
@@ -75,6 +77,15 @@ def plan_flush(
     if cfg.workspace_access != "rw":
         return FlushDecision(
             False, f"the workspace is not writable (workspaceAccess: {cfg.workspace_access})", threshold
+        )
+    if threshold == 0:
+        c = cfg.compaction
+        room = c.reserve_tokens_floor + c.memory_flush.soft_threshold_tokens
+        return FlushDecision(
+            False,
+            f"the context window ({context_window} tokens) leaves no room before compaction: "
+            f"compaction.reserveTokensFloor + memoryFlush.softThresholdTokens = {room}; lower them for this model",
+            threshold,
         )
     if session_tokens < threshold:
         return FlushDecision(False, f"{session_tokens} tokens, below the flush threshold {threshold}", threshold)
