@@ -88,3 +88,34 @@ def test_default_file_under_memlane_home(memlane_home: Path) -> None:
         json.dumps({"agents": {"defaults": {"memorySearch": {"enabled": False}}}})
     )
     assert config.resolve(None).memory_search.enabled is False
+
+
+def test_store_vector_extension_path_is_refused_unless_null() -> None:
+    # accepted and read by nothing before: a sqlite-vec path that silently did nothing
+    with pytest.raises(ConfigError, match="extensionPath"):
+        config.resolve(
+            {"agents": {"defaults": {"memorySearch": {"store": {"vector": {"extensionPath": "/opt/v.so"}}}}}}
+        )
+    vector = {"enabled": True, "extensionPath": None}
+    ok = config.resolve({"agents": {"defaults": {"memorySearch": {"store": {"vector": vector}}}}})
+    assert ok.memory_search.store.approximate_from() == 50_000
+
+
+def test_store_vector_disabled_searches_every_vector_exactly(tmp_path: Path) -> None:
+    import memlane
+    from memlane.vectors import VectorIndex
+
+    ws = tmp_path / "ws"
+    for day in range(1, 21):
+        (ws / "memory").mkdir(parents=True, exist_ok=True)
+        (ws / "memory" / f"2026-01-{day:02d}.md").write_text(f"# Day {day}\n\nNote number {day} about topic {day}.\n")
+    from conftest import FakeEmbedder
+
+    store = {"annMinRows": 5, "vector": {"enabled": False}}
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        mem.sync()
+        assert mem.store.vector_rows("chunks") >= 5
+        assert isinstance(mem._vector_index(), VectorIndex)  # exact, although past annMinRows
+        assert mem.search("topic 7").results
+    with memlane.open(ws, provider=FakeEmbedder(), store={"annMinRows": 5}) as mem:
+        assert not isinstance(mem._vector_index(), VectorIndex)  # the graph, as before

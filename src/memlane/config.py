@@ -93,9 +93,22 @@ class LocalSettings(_Model):
     quantize: Literal["auto", "int8", "none"] = "auto"
 
 
+def _no_extension(value: str | None) -> str | None:
+    if value is not None:
+        raise ValueError(
+            "memlane does not load sqlite-vec: vectors are searched in the process, and past annMinRows through "
+            "its own HNSW graph (docs/DESIGN.md); remove extensionPath"
+        )
+    return value
+
+
 class VectorSettings(_Model):
+    """OpenClaw's ``store.vector``. ``enabled``: the accelerated vector search (there sqlite-vec; here the
+    HNSW graph past ``annMinRows``, on disk for SQLite or on the server for PostgreSQL); false searches
+    every vector exactly in the process. ``extensionPath`` is accepted only as null (auto-detect)."""
+
     enabled: bool = True
-    extension_path: str | None = None
+    extension_path: Annotated[str | None, AfterValidator(_no_extension)] = None
 
 
 class StoreSettings(_Model):
@@ -110,6 +123,10 @@ class StoreSettings(_Model):
     ann_min_rows: int = Field(50_000, ge=0)
     busy_timeout_ms: int = Field(30_000, ge=0)  # how long a write waits for another program's lock
     vector: VectorSettings = VectorSettings()
+
+    def approximate_from(self) -> int | None:
+        """Vectors from which search goes through an HNSW graph; None: never (``vector.enabled`` false)."""
+        return self.ann_min_rows if self.vector.enabled else None
 
     def database_url(self) -> str:
         """The PostgreSQL URL: ``url``, else ``$MEMLANE_DATABASE_URL``; a clear error when neither is set."""

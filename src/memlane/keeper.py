@@ -52,7 +52,7 @@ class IndexKeeper:
         self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this index's syncs
         self._choice = choice
         self._store: IndexStore | None = None
-        self._chunk_vectors = LiveVectors("chunks", self.settings.store.ann_min_rows)
+        self._chunk_vectors = LiveVectors("chunks", self.settings.store.approximate_from())
         self._fact_vectors = LiveVectors("facts")
         self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
         # (generation, indexed fingerprint, file states): re-read only after a write

@@ -30,8 +30,15 @@ def open_store(settings: MemorySearchSettings, agent_id: str, shared: bool = Fal
     if st.driver == "postgres":
         from .postgres import PostgresStore
 
+        approximate = st.approximate_from()
+        never = 2**62  # vector.enabled false: no HNSW index on the server, every search exact
         return PostgresStore(
-            st.database_url(), agent_id, st.schema_, st.busy_timeout_ms, st.ann_min_rows, shared=shared
+            st.database_url(),
+            agent_id,
+            st.schema_,
+            st.busy_timeout_ms,
+            approximate if approximate is not None else never,
+            shared=shared,
         )
     if shared:
         return SQLiteStore.open_shared(settings.store_path(agent_id), st.busy_timeout_ms)
