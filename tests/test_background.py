@@ -207,3 +207,25 @@ def test_start_adds_the_watcher_to_a_worker_a_search_already_started(workspace: 
         watching(mem)
         write(workspace, "memory/2026-09-02.md", "Seen by the watcher.\n")
         until(lambda: "memory/2026-09-02.md" in paths(mem))
+
+
+@pytest.mark.sqlite_only
+def test_a_watch_that_keeps_failing_is_reported_not_hidden(
+    workspace: Path, fake: FakeEmbedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the retry loop swallowed every failure: a watcher that never watched looked healthy in status
+    import watchfiles
+
+    def no_watches(*_a: Any, **_k: Any) -> Any:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchfiles, "watch", no_watches)
+    with memlane.open(workspace, provider=fake, **fast()) as mem:
+        mem.sync()
+        mem.start(watch=True)
+        until(lambda: len(background(mem)["watchErrors"]) >= 2)
+        status = background(mem)
+        assert any("inotify watch limit reached" in why for why in status["watchErrors"].values())
+        assert str(workspace / "memory") in status["watchErrors"]
+        assert "watch limit" in (status["lastError"] or "")
+    assert any("watching" in r.getMessage() and "failed" in r.getMessage() for r in caplog.records)

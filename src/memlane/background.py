@@ -9,7 +9,6 @@ one is already scheduled, so a burst of saves costs one sync.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -22,6 +21,7 @@ from .errors import MemlaneError
 from .workspace import MEMORY_DIRS
 
 log = logging.getLogger("memlane")
+WATCH_RETRY_MAX_S = 30.0  # the longest wait between attempts to watch a directory whose watch keeps failing
 # watchfiles logs every batch of changes at INFO ("1 change detected"): noise on a server's stderr.
 logging.getLogger("watchfiles").setLevel(logging.WARNING)
 SESSION_DEBOUNCE_S = 5.0
@@ -80,6 +80,7 @@ class Background:
         self.syncs = 0
         self.events = 0
         self.last_error: str | None = None
+        self.watch_errors: dict[str, str] = {}  # watched root -> why its watch is failing now
         self.last_sync: float | None = None  # wall-clock time of the last finished sync
         self._idle = threading.Event()
         self._idle.set()
@@ -207,6 +208,16 @@ class Background:
             log.exception("memlane background %s crashed", what)
 
     # -- watching
+    def _watch_failed(self, root: Path, exc: BaseException, failures: int) -> None:
+        """A watch that keeps failing must not look healthy: status shows it (``watchErrors``, ``lastError``)
+        and the log says so on the first failure and every tenth; until it recovers, changes are picked up
+        by the sync interval (``sync.intervalMinutes``) only."""
+        message = f"watching {root} failed {failures}x in a row, retrying: {type(exc).__name__}: {exc}"
+        if failures == 1 or failures % 10 == 0:
+            log.warning("memlane: %s", message)
+        self.watch_errors[str(root)] = message
+        self.last_error = message
+
     def _watch(
         self,
         root: Path,
@@ -224,11 +235,12 @@ class Background:
         def run() -> None:
             from watchfiles import watch
 
+            failures = 0  # failed watches in a row
             while not self._stop.is_set():
                 if not root.is_dir():  # memory/ may not exist yet: the root watcher starts us when it appears
                     self._stop.wait(1.0)
                     continue
-                with contextlib.suppress(FileNotFoundError, RuntimeError):
+                try:
                     for changes in watch(
                         root,
                         watch_filter=lambda _c, p: accept(p),
@@ -242,10 +254,17 @@ class Background:
                         ignore_permission_denied=True,
                     ):
                         ready.set()
+                        failures = 0
+                        self.watch_errors.pop(str(root), None)
                         if changes:
                             self.events += len(changes)
                             self.request(delay)
+                except (OSError, RuntimeError) as exc:  # watchfiles raises both (inotify limits, permissions)
+                    if root.is_dir():  # a directory that went away is not a failure: it is looked for again
+                        failures += 1
+                        self._watch_failed(root, exc, failures)
                 ready.clear()
-                self._stop.wait(0.2)  # the watched directory went away: look again shortly
+                # the watched directory went away, or the watch failed: look again, backing off while it fails
+                self._stop.wait(min(0.2 * 2**failures, WATCH_RETRY_MAX_S))
 
         self._spawn(run, f"memlane-watch-{root.name}")

@@ -97,7 +97,7 @@ def facts_status(store: IndexStore) -> dict[str, Any]:
 
 
 def background_status(bg: Background | None) -> dict[str, Any]:
-    """The background worker's state: running, syncs done, watcher events, last sync and error."""
+    """The background worker's state: running, syncs done, watcher events, last sync and error, failing watches."""
     if bg is None or not bg.running:
         return {"running": False}
     return {
@@ -106,6 +106,7 @@ def background_status(bg: Background | None) -> dict[str, Any]:
         "events": bg.events,
         "lastSync": bg.last_sync,
         "lastError": bg.last_error,
+        "watchErrors": dict(bg.watch_errors),  # directories whose watch keeps failing (retried with back-off)
     }
 
 
