@@ -236,3 +236,21 @@ def test_reflect_on_a_schedule(tmp_path: Path, fake: FakeEmbedder) -> None:
 def test_the_schedule_setting_is_checked() -> None:
     with pytest.raises(memlane.ConfigError, match=r"reflect\.schedule|reflect: .*schedule"):
         memlane.config.resolve({"agents": {"defaults": {"reflect": {"schedule": "every tuesday"}}}})
+
+
+def test_the_first_reflect_of_a_workspace_covers_every_fact_later_ones_reflect_since(
+    tmp_path: Path, fake: FakeEmbedder
+) -> None:
+    # every log is months older than reflect.since (7d): the first reflect wrote nothing at all
+    ws = opinion_workspace(tmp_path)
+    later = NOW + dt.timedelta(days=120)
+    with memlane.open(ws, provider=fake) as mem:
+        first = mem.reflect(now=later)
+        assert set(first.entities) == {"Peter", "warelay", "Dana"} and first.since == "the first fact"
+        assert "bank/entities/Dana.md" in first.written
+        assert any("first reflect" in n for n in first.notes)
+        write(ws, "memory/2026-03-30.md", "# 2026-03-30\n\n## Retain\n- W @Dana: Dana moved to the Graz office.\n")
+        second = mem.reflect(now=later)  # incremental now: only Dana has a fact in the last 7 days
+        assert second.entities == ["Dana"] and second.since == (later.date() - dt.timedelta(days=7)).isoformat()
+        assert not any("first reflect" in n for n in second.notes)
+    assert "Graz" in (ws / "bank/entities/Dana.md").read_text()

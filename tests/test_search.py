@@ -282,3 +282,52 @@ def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake:
     with memlane.open(ws, provider=fake, chunking={"tokens": 16, "overlap": 0}, query={"window": 0}) as mem:
         r = mem.search("lighthouse", min_score=0).results[0]
         assert r.end_line - r.start_line + 1 <= 2
+
+
+def test_workspace_access_none_refuses_search(workspace: Path, fake: FakeEmbedder) -> None:
+    # recall, get and core refused; search answered from the index of a memory the agent may not read
+    cfg = {"agents": {"defaults": {"workspaceAccess": "none"}}}
+    with (
+        memlane.open(workspace, provider=fake, config=cfg) as mem,
+        pytest.raises(memlane.MemlaneError, match="workspaceAccess: none"),
+    ):
+        mem.search("billing")
+
+
+def test_a_query_embedding_does_not_hold_up_other_reads(workspace: Path) -> None:
+    # A remote provider that hangs on one query (with retries, minutes) must not block every other read
+    import threading
+
+    class Stuck(FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inside = threading.Event()
+            self.release = threading.Event()
+
+        def embed_query(self, text: str) -> np.ndarray:
+            if "stuck" in text:
+                self.inside.set()
+                self.release.wait(30)
+            return super().embed_query(text)
+
+    provider = Stuck()
+    with memlane.open(workspace, provider=provider) as mem:
+        mem.sync()
+        slow = threading.Thread(target=lambda: mem.search("stuck query"))
+        slow.start()
+        try:
+            assert provider.inside.wait(10)
+            done = threading.Event()
+            answers: list[object] = []
+
+            def other_reads() -> None:
+                answers.append(mem.search("billing").results)
+                answers.append(mem.recall("billing").facts)
+                done.set()
+
+            threading.Thread(target=other_reads, daemon=True).start()
+            assert done.wait(10), "a search waited for another search's query embedding"
+        finally:
+            provider.release.set()
+            slow.join(30)
+        assert answers[0]

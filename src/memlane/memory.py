@@ -22,11 +22,11 @@ from .doctor import Check, diagnose
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
 from .extract import LogDraft, append_drafts, daily_logs, draft_logs
-from .facts.recall import RecallResponse, date_bound, parse_kinds, recall
+from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .keeper import IndexKeeper
 from .llm import LlmDrafter
-from .reflect import ReflectReport, apply_changes
+from .reflect import ReflectReport, apply_changes, reflected_before
 from .reflect import plan as reflect_plan
 from .rerank import Reranker, make_reranker
 from .search import SearchResponse, chunk_scores, rank
@@ -188,6 +188,7 @@ class Memory:
         memory files first (what a one-shot command wants: it would wait for the refresh anyway).
         ``now`` is the present the query's time words are read against ("last week"), default the clock."""
         self._require_enabled()
+        self._require_readable()
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
         q = self.settings.query
@@ -196,19 +197,19 @@ class Memory:
         if n < 1:
             raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
         notes, stale = self._freshen(fresh)
+        provider, query_vec, failure = self._embed_query(query)
         with self._lock:
-            choice = self.choice
-            provider = choice.provider
-            fallback = choice.fallback
-            query_vec = None
+            fallback = self.choice.fallback
             vectors = None
-            if provider is not None:
+            if failure is not None and provider is not None:
+                fallback = {"from": provider.provider_id, "reason": failure}
+                notes.append(f"query embedding failed, keyword search only: {failure}")
+            elif query_vec is not None:
                 try:
-                    query_vec = provider.embed_query(query)
                     vectors = self._vector_index()
                 except ProviderError as exc:
-                    fallback = {"from": provider.provider_id, "reason": str(exc)}
-                    notes.append(f"query embedding failed, keyword search only: {exc}")
+                    query_vec = None
+                    notes.append(f"vector index unavailable, keyword search only: {exc}")
             if q.rerank.enabled and self._reranker is None:
                 self._reranker = make_reranker(q.rerank, self.workspace)
             results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
@@ -228,6 +229,25 @@ class Memory:
             notes=notes,
             stale=stale,
         )
+
+    def _embed_query(self, text: str) -> tuple[EmbeddingProvider | None, Vectors | None, str | None]:
+        """The provider and ``text``'s vector (or why it failed), embedded outside the lock: a remote call
+        that hangs and retries must not hold up every other read. A sync that swapped to its fallback
+        meanwhile makes the vector useless (another model), so the query is embedded again."""
+        for _ in range(3):
+            with self._lock:
+                provider = self.choice.provider
+            if provider is None:
+                return None, None, None
+            try:
+                vec = provider.embed_query(text)
+                failure = None
+            except ProviderError as exc:
+                vec, failure = None, str(exc)
+            with self._lock:
+                if self.choice.provider is provider:
+                    return provider, vec, failure
+        return provider, None, "the embedding provider changed while the query was embedded"
 
     def recall(
         self,
@@ -260,8 +280,10 @@ class Memory:
         kind_names = parse_kinds(kinds)
         notes, _stale = self._freshen(fresh)
         settings = self.settings
+        provider, query_vec, failure = self._embed_query(embedded_text(query, when.date()))
+        if failure is not None:
+            notes.append(f"query embedding failed, words only: {failure}")
         with self._lock:
-            provider = self.choice.provider
             fact_vectors = chunk_vectors = None
             if provider is not None:
                 fact_vectors, chunk_vectors = self.index.fact_vectors(), self.index.chunk_vectors()
@@ -283,7 +305,7 @@ class Memory:
                 kinds=kind_names,
                 entity=entity,
                 budget=budget,
-                embed=provider.embed_query if provider is not None else None,
+                query_vec=query_vec,
                 vectors=fact_vectors,
                 context=context,
                 count_tokens=provider.count_tokens if provider is not None else None,
@@ -300,13 +322,20 @@ class Memory:
         :mod:`memlane.reflect`). ``dry_run`` computes the changes (``report.diff()``) and writes nothing."""
         self._require_readable() if dry_run else self._require_writable()
         today = (now or dt.datetime.now()).date()
-        lower = date_bound(since if since is not None else self.config.reflect.since, today, "since")
-        assert lower is not None
+        # The first reflect of a workspace covers every fact (its logs may all be older than reflect.since);
+        # later ones only the entities with recent facts.
+        first = since is None and not reflected_before(self.workspace)
+        lower = None if first else date_bound(since if since is not None else self.config.reflect.since, today, "since")
         self._freshen(fresh=True)  # reflect from the files as they are now
         with self._lock:
             facts, matrix = self.index.facts_and_vectors()
             report = reflect_plan(
                 self.workspace, facts, matrix, self.index.entity_directory(), self.config.reflect, lower, today
+            )
+        if first:
+            report.notes.append(
+                f"first reflect of this workspace: every fact is covered; later runs cover reflect.since "
+                f"({self.config.reflect.since})"
             )
         if not dry_run and apply_changes(self.workspace, report):
             self._index_after_write({})

@@ -178,6 +178,12 @@ class _Candidate:
         }
 
 
+def embedded_text(query: str, today: dt.date) -> str:
+    """What of ``query`` is embedded: its time words ("last week") set the window, not the vector."""
+    asked = query_time(query, today)
+    return asked.strip(query) if asked is not None else query
+
+
 def recall(
     store: IndexStore,
     query: str,
@@ -191,6 +197,7 @@ def recall(
     entity: str | None = None,
     budget: int | None = None,
     embed: Embed | None = None,
+    query_vec: npt.NDArray[np.float32] | None = None,
     vectors: VectorIndex | None = None,
     context: ChunkHits | None = None,
     count_tokens: TokenCounter | None = None,
@@ -200,13 +207,13 @@ def recall(
     """The best facts for ``query`` (see the module docstring for the ranking). Time words ("last week")
     set the window and are left out of the words and the vector query. ``explain`` adds each fact's
     signals and the list of every candidate that was scored. ``directory``: the index's entities, when the
-    caller keeps them (they change only when the index does)."""
+    caller keeps them (they change only when the index does). ``query_vec``: the query already embedded
+    (of :func:`embedded_text`), so ``embed`` is not called."""
     limit = k or settings.k
     notes: list[str] = []
     asked = query_time(query, now.date())
     content = asked.strip(query) if asked is not None else query
-    query_vec: npt.NDArray[np.float32] | None = None
-    if embed is not None:
+    if embed is not None and query_vec is None:
         try:
             query_vec = embed(content)
         except ProviderError as exc:

@@ -27,9 +27,9 @@ from ..config import ReflectSettings
 from ..errors import MemlaneError
 from ..facts.entities import Entity, EntityDirectory
 from ..markdown import split_lines
-from ..markers import BlockError, set_block
+from ..markers import BlockError, begin_marker, set_block
 from ..store import StoredFact
-from ..workspace import ROOT_FILES
+from ..workspace import BANK_DIR, ROOT_FILES, list_memory_files
 from ..writer import write_block
 from .opinions import NEAR_DUPLICATE, Opinion, Similarity, build_opinions, stems
 from .pages import Cluster, entity_block, in_core, opinions_block, page_file_name, proposals_block
@@ -102,12 +102,14 @@ def plan(
     vectors: npt.NDArray[np.float32] | None,
     directory: EntityDirectory,
     settings: ReflectSettings,
-    since: dt.date,
+    since: dt.date | None,
     today: dt.date,
 ) -> ReflectReport:
     """The pages reflect would write, from ``facts`` (every fact of the index) and their ``vectors``
-    (one row per fact, in the same order; None for keyword-only indexes)."""
-    report = ReflectReport(since.isoformat())
+    (one row per fact, in the same order; None for keyword-only indexes). ``since`` None: every entity
+    with a fact gets its page (the first reflect of a workspace)."""
+    report = ReflectReport(since.isoformat() if since is not None else "the first fact")
+    first_day = since.isoformat() if since is not None else ""
     sim = Similarity(facts, vectors)
     entity_of: dict[str, Entity] = {}
     for f in facts:
@@ -123,13 +125,7 @@ def plan(
         for key in {entity_of[n].key for n, _ in f.mentions if n in entity_of}:
             about.setdefault(key, []).append(f)
     fresh = sorted(
-        {
-            entity_of[n].key
-            for f in facts
-            if f.day and f.day >= since.isoformat()
-            for n, _ in f.mentions
-            if n in entity_of
-        }
+        {entity_of[n].key for f in facts if f.day and f.day >= first_day for n, _ in f.mentions if n in entity_of}
     )
     by_key = {e.key: e for e in entity_of.values()}
     # Where each entity's page is after this run: its page, or the one this run creates. Links follow
@@ -160,6 +156,23 @@ def plan(
             report, workspace, PROPOSALS_PAGE, PROPOSALS_BLOCK, proposals_block(proposals), "Proposed for MEMORY.md"
         )
     return report
+
+
+def reflected_before(workspace: Path) -> bool:
+    """True once a reflect has written a page here: a memory file holds one of its generated blocks.
+    The pages are the record (the index is rebuildable), so a workspace whose pages were deleted is
+    reflected in full again, which rewrites the same pages."""
+    marks = tuple(begin_marker(name) for name in (ENTITY_BLOCK, OPINIONS_BLOCK, PROPOSALS_BLOCK))
+    for info in list_memory_files(workspace):
+        if not info.path.startswith(f"{BANK_DIR}/"):
+            continue
+        try:
+            text = info.abs_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if any(mark in text for mark in marks):
+            return True
+    return False
 
 
 def _change(report: ReflectReport, workspace: Path, rel: str, block: str, body: str, title: str) -> None:
