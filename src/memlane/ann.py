@@ -7,17 +7,21 @@ with their exact float32 vectors read from SQLite, so the ranking sees exact cos
 §21: recall@10 0.994 against exact on real vectors, where the int8 graph alone gave 0.967).
 
 The graph is saved beside the SQLite file (``<index>.usearch``, with ``.usearch.json`` naming the index
-epoch, generation and embedding key it reflects, and ``.usearch.npy`` the chunk numbers in it). A process
-that opens it applies only the delta since: chunks added since are added, chunks gone are removed.
-A full reindex (a new epoch) or another embedding key rebuilds it. It is a cache: deleting it costs one
-rebuild, and a file that cannot be read is rebuilt, never trusted.
+identity, epoch, generation and embedding key it reflects, and ``.usearch.npy`` the chunk numbers in it). A
+process that opens it applies only the delta since: chunks added since are added, chunks gone are removed.
+A full reindex (a new epoch), another embedding key or another index at the same path (a new identity: a
+rebuilt index numbers its chunks from 1 again, so epoch and chunk numbers alone would match) rebuilds it.
+It is a cache: deleting it costs one rebuild, and a file that cannot be read is rebuilt, never trusted. A
+graph that cannot be saved is logged and shown by ``memlane status`` (:func:`save_error`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +31,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .store import EmbeddingKey, IndexStore
+from .store.sqlite import INDEX_ID
 from .vectors import KeyScorer, VectorScores, stored_in_order
+
+log = logging.getLogger("memlane")
 
 RESCORE_FACTOR = 4  # graph candidates per wanted result, rescored exactly
 MIN_CANDIDATES = 40
@@ -35,9 +42,20 @@ CONNECTIVITY = 16
 LOAD_SLICE = 20_000  # vectors read from SQLite at a time while building: RAM stays bounded
 SAVE_AFTER_CHANGES = 2_000  # a delta this big is saved at once; smaller ones when the memory closes
 
+# The last failed save of each graph (by its path), until one succeeds: what `memlane status` shows.
+_save_errors: dict[str, str] = {}
+_save_errors_lock = threading.Lock()
+
+
+def save_error(index_path: Path) -> str | None:
+    """Why the graph beside the index at ``index_path`` could not be saved by this process, if it could not."""
+    with _save_errors_lock:
+        return _save_errors.get(str(index_path) + ".usearch")
+
 
 @dataclass
 class _State:
+    identity: str | None  # the index's INDEX_ID meta value
     epoch: int
     generation: int
     key: EmbeddingKey
@@ -63,16 +81,24 @@ class AnnVectors:
         self.state: _State | None = None
         self.unsaved = 0
         self.keys: KeyScorer | None = None
+        self._identity: tuple[int, str | None] | None = None  # (epoch, the index's identity then)
 
     # -- keeping in step
+    def identity(self, epoch: int) -> str | None:
+        """The index's identity, read again whenever the epoch moves (a reset gives it a new one)."""
+        if self._identity is None or self._identity[0] != epoch:
+            self._identity = (epoch, self.store.meta().get(INDEX_ID))
+        return self._identity[1]
+
     def refresh(self, epoch: int, generation: int) -> None:
-        """Bring the graph to the index's (epoch, generation): from the saved file if it is of this epoch and
-        key, then by delta; from nothing otherwise."""
+        """Bring the graph to the index's (epoch, generation): from the saved file if it is of this index,
+        epoch and key, then by delta; from nothing otherwise."""
+        identity = self.identity(epoch)
         if self.state is None:
-            self._load()
-        wanted = (epoch, self.key, self.dims)
-        if self.state is None or (self.state.epoch, self.state.key, self.state.dims) != wanted:
-            self._build(epoch, generation)
+            self._load(identity)
+        wanted = (identity, epoch, self.key, self.dims)
+        if self.state is None or (self.state.identity, self.state.epoch, self.state.key, self.state.dims) != wanted:
+            self._build(identity, epoch, generation)
             return
         if self.state.generation == generation:
             return
@@ -83,7 +109,7 @@ class AnnVectors:
             self.index.remove(gone)
         added = self._add(new)
         self.seqs = np.union1d(np.setdiff1d(self.seqs, gone, assume_unique=True), added)
-        self.state = _State(epoch, generation, self.key, self.dims)
+        self.state = _State(identity, epoch, generation, self.key, self.dims)
         self.unsaved += len(gone) + len(new)
         if self.unsaved >= SAVE_AFTER_CHANGES:
             self.save()
@@ -101,27 +127,31 @@ class AnnVectors:
     def _new_index(self) -> Any:
         return self._index_cls(ndim=self.dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY)
 
-    def _build(self, epoch: int, generation: int) -> None:
+    def _build(self, identity: str | None, epoch: int, generation: int) -> None:
         self.index = self._new_index()
         self.seqs = np.sort(self._add(self.store.live_seqs("chunks")))
-        self.state = _State(epoch, generation, self.key, self.dims)
+        self.state = _State(identity, epoch, generation, self.key, self.dims)
         self.save()
 
     def _files(self) -> tuple[Path, Path, Path]:
         return self.path, Path(str(self.path) + ".json"), Path(str(self.path) + ".npy")
 
-    def _load(self) -> None:
+    def _load(self, identity: str | None) -> None:
+        """The saved graph, if it names ``identity``: a file of another index (or of an index that had no
+        identity yet) is never trusted, whatever its epoch and chunk numbers say."""
         graph, meta, seqs = self._files()
         try:
             info = json.loads(meta.read_text(encoding="utf-8"))
+            if identity is None or info.get("index") != identity:
+                return  # rebuilt
             saved = np.load(seqs)
             index = self._index_cls.restore(str(graph))
-        except (OSError, ValueError, RuntimeError):
+            state = _State(identity, info["epoch"], info["generation"], EmbeddingKey(*info["key"]), info["dims"])
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError):
             return  # nothing saved, or unreadable: rebuilt
         if index is None or len(index) != len(saved):
             return
-        self.index, self.seqs = index, saved.astype(np.int64)
-        self.state = _State(info["epoch"], info["generation"], EmbeddingKey(*info["key"]), info["dims"])
+        self.index, self.seqs, self.state = index, saved.astype(np.int64), state
 
     def save(self) -> None:
         """Write the graph and what it reflects, each file replaced whole (a reader never sees half)."""
@@ -129,12 +159,16 @@ class AnnVectors:
             return
         graph, meta, seqs = self._files()
         info = {
+            "index": self.state.identity,
             "epoch": self.state.epoch,
             "generation": self.state.generation,
             "key": [self.key.provider, self.key.model, self.key.provider_key],
             "dims": self.dims,
         }
+        tmp = graph
         try:
+            with contextlib.suppress(OSError):
+                meta.unlink()  # first: a graph half replaced is never loaded with the description of the last
             for target, write in (
                 (graph, lambda p: self.index.save(str(p))),
                 (seqs, lambda p: np.save(p, self.seqs)),
@@ -143,11 +177,31 @@ class AnnVectors:
                 tmp = target.with_name(target.name + ".tmp" + (".npy" if target.suffix == ".npy" else ""))
                 write(tmp)
                 os.replace(tmp, target)
-        except OSError:
+        except (OSError, RuntimeError) as exc:  # usearch reports a file it cannot write as RuntimeError
             with contextlib.suppress(OSError):
                 meta.unlink()  # a graph without its description is never loaded
+            if tmp.is_file():
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+            self._save_failed(graph, exc)
             return
+        with _save_errors_lock:
+            _save_errors.pop(str(graph), None)
         self.unsaved = 0
+
+    def _save_failed(self, graph: Path, exc: Exception) -> None:
+        """Said in the log and in `memlane status`: a graph that is never saved is rebuilt by every process
+        (minutes on a big index), which must not go unexplained. Searches go on with the graph in memory."""
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        message = (
+            f"the ANN graph {graph} could not be saved ({why}); searches use it from memory, and the next process "
+            "builds it again"
+        )
+        with _save_errors_lock:
+            first = _save_errors.get(str(graph)) != message
+            _save_errors[str(graph)] = message
+        if first:  # once per distinct failure, not at every save of a long-running process
+            log.warning("memlane: %s", message)
 
     # -- what search asks (the same as VectorIndex / ServerVectors)
     def __len__(self) -> int:

@@ -1,5 +1,6 @@
 """``memlane doctor``: what is wrong with an agent's memory and its index, each problem with the command
-that fixes it. It reads; it changes nothing.
+that fixes it. It reads; it changes nothing: :func:`diagnose_read_only` opens the index itself, read-only,
+so that looking never creates, migrates or moves aside the index it reports on.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from pathlib import Path
 
 from . import backup as backup_mod
 from .config import AgentConfig, memlane_home
+from .errors import MemlaneError
 from .facts.entities import entity_hints
-from .store import IndexStore, fingerprint_json
+from .store import IndexStore, SQLiteStore, fingerprint_json, open_store
+from .store.sqlite import UnusableIndex
 from .workspace import MEMORY_DIRS, list_memory_files
 
 
@@ -27,9 +30,39 @@ class Check:
         return asdict(self)
 
 
+def diagnose_read_only(cfg: AgentConfig, workspace: Path, fingerprint: dict[str, object]) -> list[Check]:
+    """What ``memlane doctor`` runs: :func:`diagnose` over the index opened here to read only (SQLite: a
+    read-only connection, no migration, nothing moved aside; PostgreSQL: the agent's rows read, no DDL).
+    An index that is missing, unreadable or of an older schema is reported with the command that fixes it,
+    and the checks that need no index still run."""
+    settings = cfg.memory_search
+    store: IndexStore
+    try:
+        if settings.store.driver == "sqlite":
+            store = SQLiteStore.inspect(settings.store_path(cfg.agent_id), settings.store.busy_timeout_ms)
+        else:
+            store = open_store(settings, cfg.agent_id, shared=True)  # shared: read only, never created
+    except UnusableIndex as exc:
+        return [Check("index file", False, str(exc), exc.fix), *_without_index(cfg, workspace)]
+    except MemlaneError as exc:  # PostgreSQL: no index of this agent yet, or no server to ask
+        fix = "memlane index" if str(exc).startswith("no ") else None
+        return [Check("index file", False, str(exc), fix), *_without_index(cfg, workspace)]
+    try:
+        return diagnose(cfg, workspace, store, fingerprint)
+    finally:
+        store.close()
+
+
+def _without_index(cfg: AgentConfig, workspace: Path) -> list[Check]:
+    """The checks that hold without an index to read."""
+    index = cfg.memory_search.store_path(cfg.agent_id) if cfg.memory_search.store.driver == "sqlite" else None
+    return [_leftovers(workspace, index), _locks(), _backup(cfg, workspace)]
+
+
 def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: dict[str, object]) -> list[Check]:
     """Every check, in order: the index file, its integrity, its settings, the files it knows, leftovers of
-    interrupted writes, locks, Retain bullets, entity names, and the git backup."""
+    interrupted writes, locks, Retain bullets, entity names, and the git backup. ``store`` is read only;
+    :func:`diagnose_read_only` opens it so that opening changes nothing either."""
     checks = [_index_file(store), _integrity(store)]
     meta = store.meta()
     if "fingerprint" not in meta:
@@ -45,7 +78,11 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: 
         )
     else:
         checks.append(Check("settings", True, "the index matches the configured provider, model and chunking"))
-    checks += [_files(store, workspace), _leftovers(workspace, store), _locks()]
+    checks += [
+        _files(store, workspace),
+        _leftovers(workspace, store.path if store.driver == "sqlite" else None),
+        _locks(),
+    ]
     problems = store.facts.problems()
     checks.append(
         Check(
@@ -94,7 +131,8 @@ def _files(store: IndexStore, workspace: Path) -> Check:
     return Check("files", False, "; ".join(parts), "memlane index")
 
 
-def _leftovers(workspace: Path, store: IndexStore) -> Check:
+def _leftovers(workspace: Path, index: Path | None) -> Check:
+    """Temporary files of interrupted writes, and SQLite indexes (at ``index``) moved aside earlier."""
     temps = sorted(
         p.relative_to(workspace).as_posix()
         for d in MEMORY_DIRS
@@ -102,8 +140,7 @@ def _leftovers(workspace: Path, store: IndexStore) -> Check:
         for p in (workspace / d).rglob(".memlane-*.tmp")
     )
     temps += sorted(p.name for p in workspace.glob(".memlane-*.tmp"))
-    index = store.path
-    broken = sorted(p.name for p in index.parent.glob(index.name + ".broken-*")) if store.driver == "sqlite" else []
+    broken = sorted(p.name for p in index.parent.glob(index.name + ".broken-*")) if index is not None else []
     if not temps and not broken:
         return Check("leftovers", True, "no temporary file of an interrupted write, no index moved aside")
     detail = []
@@ -115,6 +152,7 @@ def _leftovers(workspace: Path, store: IndexStore) -> Check:
         fixes.append("rm " + " ".join(temps))
     if broken:
         detail.append(f"unreadable indexes moved aside earlier: {', '.join(broken)}")
+        assert index is not None
         fixes.append(f"rm {index.parent}/{index.name}.broken-* (after a look, if you want one)")
     return Check("leftovers", False, "; ".join(detail), "; ".join(fixes))
 

@@ -18,7 +18,7 @@ from .backup import BackupResult
 from .backup import backup as backup_files
 from .batching import BatchRun
 from .config import schedule_seconds
-from .doctor import Check, diagnose
+from .doctor import Check, diagnose_read_only
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
 from .extract import LogDraft, append_drafts, daily_logs, draft_logs
@@ -401,8 +401,10 @@ class Memory:
         return out
 
     def doctor(self) -> list[Check]:
-        """Problems of this memory and its index, each with the command that fixes it (reads only)."""
-        return diagnose(self.config, self.workspace, self.store, self.index.fingerprint())
+        """Problems of this memory and its index, each with the command that fixes it. Reads only: the index
+        is opened here to be looked at (never this Memory's store, whose opening creates, migrates or moves
+        aside an index)."""
+        return diagnose_read_only(self.config, self.workspace, self.index.fingerprint())
 
     def reflect_scheduled(self) -> None:
         """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""

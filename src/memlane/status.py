@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .ann import save_error
 from .batching import BatchRun
 from .config import AgentConfig
 from .embeddings import EmbeddingProvider, ProviderChoice
@@ -155,7 +156,11 @@ def _vector_backend(store: IndexStore, embedding: bool) -> dict[str, object]:
                 "from the OS cache (about 1.5x slower); raise shared_buffers above it (docs/DESIGN.md §24)"
             )
         return out
-    return {
+    out = {
         "backend": "numpy (in-process exact cosine)",
         "why": "faster than sqlite-vec's scan on this hardware (docs/DESIGN.md)",
     }
+    failed = save_error(store.path) if store.driver == "sqlite" else None
+    if failed:  # past annMinRows: a graph this process could not save (ann.py), rebuilt by every process
+        out["annSaveError"] = failed
+    return out

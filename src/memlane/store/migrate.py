@@ -22,13 +22,13 @@ import numpy.typing as npt
 from ..errors import IndexError_
 from .base import IndexStore
 from .facts import EntityName, FactRow
-from .sqlite import ChunkRow, EmbeddingKey, FileState, SQLiteStore
+from .sqlite import INDEX_ID, ChunkRow, EmbeddingKey, FileState, SQLiteStore
 
 if TYPE_CHECKING:
     from ..config import MemorySearchSettings
 
-# Meta keys that belong to the index they are in, not to what it indexes.
-_OWN_META = {"schema_version", "generation", "epoch"}
+# Meta keys that belong to the index they are in, not to what it indexes (a copy is another index).
+_OWN_META = {"schema_version", "generation", "epoch", INDEX_ID}
 _CACHE_BATCH = 2000
 
 

@@ -16,7 +16,8 @@ Tables (the spec's, with two deliberate changes recorded in docs/DESIGN.md):
   see :mod:`memlane.store.facts`.
 
 Schema changes are ordered migrations applied on open (``MIGRATIONS``); an index of an unknown
-version, or one that cannot be read, is moved aside and rebuilt from the Markdown.
+version, or a corrupt one, is moved aside and rebuilt from the Markdown. An index that is only locked,
+read-only or out of reach is left where it is (moving it aside would throw away its embedding cache).
 
 All writes go through :meth:`SQLiteStore.write`: one ``BEGIN IMMEDIATE`` transaction, so a
 reader never sees half of a change and a killed writer leaves the previous state.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 import threading
@@ -50,6 +52,11 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 SCHEMA_VERSION = 4
 PAGE_SIZE = 16384
 BUSY_TIMEOUT_MS = 30_000
+# meta key of a random id given to each index when it is made or reset: files derived from one index (the
+# ANN graph of ann.py) name it, so that they are never taken for those of another index at the same path.
+INDEX_ID = "index_id"
+# SQLite's result codes (and their extended forms) of a file that is damaged or not a database at all.
+_CORRUPT_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 
 _BASE_SCHEMA = [
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -209,6 +216,34 @@ def _writable(folder: Path) -> bool:
     return True
 
 
+class _NotAnIndex(sqlite3.DatabaseError):
+    """A readable SQLite file that is no memlane index of a known schema: moved aside like a corrupt one."""
+
+
+class UnusableIndex(IndexError_):
+    """An index that cannot be used as it is (``memlane doctor``'s view); ``fix``: the command that fixes it."""
+
+    def __init__(self, message: str, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file itself is damaged, the one case where moving it aside helps."""
+    code = getattr(exc, "sqlite_errorname", None) or ""
+    return isinstance(exc, _NotAnIndex) or code.startswith(_CORRUPT_CODES)
+
+
+def _quiet(path: Path) -> bool:
+    """No -wal or -shm beside the file: no connection has it open (each one keeps them until the last closes)."""
+    return not any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+
+
+def _uri(path: Path, immutable: bool) -> str:
+    """A read-only URI of ``path`` (percent-encoded, so a '?' or '#' in a folder name cannot change it)."""
+    return path.absolute().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
 class _Connection(sqlite3.Connection):
     """A connection that can be weakly referenced (the base class cannot) and says when it is in use:
     ``busy`` is held by the thread reading through it, so closing waits for the read to end."""
@@ -258,6 +293,10 @@ class SQLiteStore:
             if path.exists() and not _writable(path.parent):
                 self._open_read_only(f"its folder {path.parent} refuses writes ({exc})")
                 return
+            if not _corrupt(exc):
+                # Locked, read-only or out of reach: the file is fine, and moving it aside would cost a
+                # full re-embedding (its embedding cache goes with it).
+                raise self._open_error(exc) from None
             self._quarantine(str(exc))
             self._conn = self._connect()
             self._check()
@@ -273,7 +312,7 @@ class SQLiteStore:
         self.recovered: str | None = None  # why a broken file was moved aside, if it was
         self.read_only: str | None = None  # why the index can only be read (its folder refuses writes)
         self.migrated: list[str] = []  # migrations applied on open
-        self._shared = False  # another agent's index: read while its owner may write it
+        self._immutable = False  # read-only connections assume no one writes the file (no locks, no -shm)
         self.facts = SQLiteFacts(self)
 
     @classmethod
@@ -285,17 +324,54 @@ class SQLiteStore:
         store = cls.__new__(cls)
         store._fields(path, busy_timeout_ms)
         store.read_only = "another agent's index, shared to read"
-        store._shared = True
         try:
             store._conn = store._open()
-            store._check()
+            store._check(migrate=False)
         except sqlite3.DatabaseError as exc:
             raise IndexError_(f"cannot read the index {path}: {exc}") from None
+        return store
+
+    @classmethod
+    def inspect(cls, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> SQLiteStore:
+        """The index as it is, to look at (``memlane doctor``): read-only, never created, migrated or moved
+        aside. :class:`UnusableIndex` says why it cannot be read and what fixes that."""
+        if not path.is_file():
+            raise UnusableIndex(f"no index at {path} yet", "memlane index")
+        store = cls.__new__(cls)
+        store._fields(path, busy_timeout_ms)
+        store.read_only = "opened to be looked at (memlane doctor)"
+        # Not in use by anyone: immutable, so that not even a -wal or -shm is left beside it. In use: plain
+        # read-only, which shares the writer's WAL.
+        store._immutable = _quiet(path)
+        try:
+            store._conn = store._open()
+            store._check(migrate=False)
+        except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(Exception):
+                store.close()
+            if isinstance(exc, _NotAnIndex):
+                raise UnusableIndex(
+                    f"{path} is not a memlane index this version can read ({exc}); `memlane index` moves it aside "
+                    "and rebuilds the index from the memory files",
+                    "memlane index",
+                ) from None
+            if _corrupt(exc):
+                raise UnusableIndex(
+                    f"the index {path} is unreadable ({exc}); `memlane index` moves it aside and rebuilds it from "
+                    "the memory files",
+                    "memlane index",
+                ) from None
+            raise UnusableIndex(str(store._open_error(exc))) from None
+        except BaseException:
+            with contextlib.suppress(Exception):
+                store.close()
+            raise
         return store
 
     def _open_read_only(self, why: str) -> None:
         """Use the index as it is: searches answer from it, every write fails with ``why``."""
         self.read_only = why
+        self._immutable = True  # no one can write it either: no -wal or -shm can be made beside it
         self._conn = self._open()
         try:
             self._check()
@@ -304,10 +380,7 @@ class SQLiteStore:
 
     # -- opening, checking, recovering
     def _open(self) -> _Connection:
-        # Read-only: immutable, since no one can write it either (no -wal or -shm can be made beside it).
-        target = str(self.path)
-        if self.read_only:
-            target = f"file:{self.path}?mode=ro" + ("" if self._shared else "&immutable=1")
+        target = _uri(self.path, self._immutable) if self.read_only else str(self.path)
         conn: _Connection = sqlite3.connect(
             target,
             uri=bool(self.read_only),
@@ -328,19 +401,30 @@ class SQLiteStore:
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
-    def _check(self) -> None:
+    def _check(self, migrate: bool = True) -> None:
+        """Make the schema of an empty file, apply migrations, and read every table once; ``migrate`` false:
+        only read, and raise :class:`UnusableIndex` for an empty file or an older schema."""
         conn = self._conn
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
         if not tables:
+            if not migrate:
+                raise UnusableIndex(f"the index {self.path} is empty: it was never built", "memlane index")
             with self.write():
                 for stmt in _BASE_SCHEMA + _CHUNK_SCHEMA + FACT_SCHEMA:
                     conn.execute(stmt)
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
+                self._set_meta(INDEX_ID, secrets.token_hex(16))
             return
         version = None
         if "meta" in tables:
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             version = row[0] if row else None
+        if not migrate and version in {str(old) for old, _, _ in MIGRATIONS}:
+            raise UnusableIndex(
+                f"the index {self.path} is of schema {version}, this memlane's is {SCHEMA_VERSION}; `memlane index` "
+                "migrates it and reindexes (the vectors come from its cache)",
+                "memlane index",
+            )
         for old, new, step in MIGRATIONS:
             if version == str(old):
                 with self.write():
@@ -350,7 +434,7 @@ class SQLiteStore:
                 self.migrated.append(f"index schema {old} -> {new}")
                 tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
         if not tables >= _TABLES or version != str(SCHEMA_VERSION):
-            raise sqlite3.DatabaseError(
+            raise _NotAnIndex(
                 f"index schema {version!r} does not match this memlane's ({SCHEMA_VERSION}) or tables are missing"
             )
         # Touch every table once: a truncated or garbled file fails here, not mid-search.
@@ -359,6 +443,36 @@ class SQLiteStore:
         conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'a' LIMIT 1").fetchall()
         conn.execute("SELECT count(*) FROM facts").fetchone()
         conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'a' LIMIT 1").fetchall()
+        if (
+            migrate
+            and not self.read_only
+            and conn.execute("SELECT 1 FROM meta WHERE key = ?", (INDEX_ID,)).fetchone() is None
+        ):
+            # An index made before identities: given one now (its old graph file then no longer matches).
+            # Not worth failing the open for: a lock held elsewhere leaves it to the next open.
+            with contextlib.suppress(IndexError_), self.write(changes_index=False):
+                self._set_meta(INDEX_ID, secrets.token_hex(16))
+
+    def _open_error(self, exc: sqlite3.DatabaseError) -> IndexError_:
+        """Why an index that is not corrupt could not be opened, said plainly; the file is left as it is."""
+        code = getattr(exc, "sqlite_errorname", None) or ""
+        if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            why = (
+                f"another program holds the index for more than {self.busy_timeout_ms / 1000:g} s "
+                "(memorySearch.store.busyTimeoutMs); try again once it is done"
+            )
+        elif code.startswith("SQLITE_READONLY"):
+            why = f"the index file is read-only ({exc}): make it writable again (its owner or mode, or chattr -i)"
+        elif code.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+            why = f"{exc}: check that memlane may read and write it and its folder"
+        elif code.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_NOMEM")):
+            why = f"{exc}: the disk, or the memory, failed"
+        else:
+            why = str(exc)
+        return IndexError_(
+            f"the index {self.path} could not be opened: {why}. It was left as it is (only a corrupt index is "
+            "moved aside and rebuilt)"
+        )
 
     def _quarantine(self, reason: str) -> None:
         """Move a broken index aside (never delete it) and start empty; the files rebuild it."""
@@ -373,6 +487,10 @@ class SQLiteStore:
                         f"the index {self.path} is unreadable ({reason}) and cannot be moved aside: "
                         f"{exc.strerror or exc}"
                     ) from None
+        # The ANN graph (ann.py) and its temporary files are a cache of the index moved aside: never of the next.
+        for derived in self.path.parent.glob(self.path.name + ".usearch*"):
+            with contextlib.suppress(OSError):
+                derived.unlink()
         self.recovered = f"the index at {self.path} could not be used ({reason}); it was moved aside and rebuilt"
 
     def close(self) -> None:
@@ -555,9 +673,11 @@ class SQLiteStore:
     def reset(self) -> None:
         """Empty files, chunks, facts and the word indexes; call inside :meth:`write` (so it is atomic).
 
-        Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors.
+        Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors; and
+        gives the index a new identity, so nothing derived from the old one (ann.py's graph) is taken for it.
         """
         self.bump_epoch()
+        self._set_meta(INDEX_ID, secrets.token_hex(16))
         self._conn.execute("DELETE FROM files")
         # Dropping and recreating is much faster than deleting row by row through the FTS triggers.
         for stmt in (
@@ -808,7 +928,7 @@ class SQLiteStore:
     def check_integrity(self) -> tuple[bool, str]:
         """(ok, what was found): SQLite's quick_check over a separate read-only connection."""
         try:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5)
+            conn = sqlite3.connect(_uri(self.path, self._immutable or _quiet(self.path)), uri=True, timeout=5)
             try:
                 result = conn.execute("PRAGMA quick_check").fetchone()[0]
             finally:
