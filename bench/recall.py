@@ -1,4 +1,4 @@
-"""Fact recall on LoCoMo: its per-session observations as `## Retain` bullets, recalled with `mem.recall`.
+"""Fact recall on LoCoMo: its per-session observations as `## Retain` bullets, recalled as a user calls it.
 
     .venv/bin/python bench/recall.py                      # all ten conversations, k = 10
     .venv/bin/python bench/recall.py --set '{"recall": {"contextWeight": 0}}'    # a variant
@@ -7,10 +7,10 @@
 
 Converts ../shared/bench/locomo/locomo10.json with to_workspace.py + to_retain.py (once, under
 .bench/recall), indexes each conversation with the configured provider (default: the bundled local
-model; vectors stay cached in .bench/recall/stores), asks every question with ``now`` set to the day
-after the conversation's last session, and scores with the shared score_recall.py: overall, per
-category, and for conversations 1-5 (tuned on) and 6-10 (held out) separately. Also prints the words
-returned per question and the recall latency. Prints numbers; asserts nothing.
+model; vectors stay cached in .bench/recall/stores), asks every question as ``mem.recall(question,
+k=10)`` (the clock's now; ``--now after`` sets it to the day after the conversation's last session),
+and scores with the shared score_recall.py: overall, per category, and for conversations 1-5 (tuned
+on) and 6-10 (held out) separately. Also prints the recall latency. Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,11 +33,19 @@ SHARED = locomo_data.SHARED
 
 
 def run_conv(
-    ws: Path, stores: Path, k: int, overrides: dict[str, Any], lat: list[float], explain: bool = False
+    ws: Path,
+    stores: Path,
+    k: int,
+    overrides: dict[str, Any],
+    lat: list[float],
+    explain: bool = False,
+    after: bool = False,
 ) -> list[dict[str, Any]]:
     queries = [json.loads(x) for x in (ws / "recall_queries.jsonl").read_text().splitlines() if x.strip()]
     last_day = max(dt.date.fromisoformat(p.stem[:10]) for p in (ws / "memory").glob("*.md"))
-    now = dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(12))
+    # What a user calls: mem.recall(question, k=10), the clock's now. --now after: the day after the last
+    # session, as if asked right after the conversation (the figure this bench used to report).
+    now = dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(12)) if after else None
     settings = {"store": {"path": str(stores / f"{ws.name}.sqlite")}, **overrides}
     out = []
     with memlane.open(ws, agent=ws.name, **settings) as mem:
@@ -92,6 +100,12 @@ def main() -> None:
     ap.add_argument("--set", dest="sets", action="append", default=[], help="memorySearch override as JSON")
     ap.add_argument("--halves", action="store_true", help="also score conversations 1-5 and 6-10 apart")
     ap.add_argument("--sweep", action="store_true", help="grid over the recall weights, offline")
+    ap.add_argument(
+        "--now",
+        choices=("clock", "after"),
+        default="clock",
+        help="the present of each question: the clock (as mem.recall is called) or the day after the last session",
+    )
     args = ap.parse_args()
 
     workspaces = args.work / "ws"
@@ -111,7 +125,7 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ws in convs:
-        results.extend(run_conv(ws, stores, args.k, overrides, lat, explain=args.sweep))
+        results.extend(run_conv(ws, stores, args.k, overrides, lat, explain=args.sweep, after=args.now == "after"))
     if args.sweep:
         sweep(results, args.k)
         return

@@ -58,6 +58,21 @@ def test_time_words_favour_facts_of_that_window(fact_workspace: Path, fake: Fake
         assert later.facts[0].content.startswith("Currently in Marrakech")
 
 
+def test_a_date_without_a_year_means_the_latest_one_the_memory_holds(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    """Asked well after the logs end (the clock's now), "around Nov 20" is the latest Nov 20 with facts."""
+    later = dt.datetime(2027, 3, 10, 12)
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        resp = mem.recall("what was Peter doing around Nov 20", k=3, now=later)
+        assert any("2025-11-17..2025-11-23" in n for n in resp.notes), resp.notes
+        assert any("no fact in 2026-11-17..2026-11-23" in n for n in resp.notes), resp.notes
+        assert resp.facts[0].content == "Peter is at a conference in Vienna this week."
+        # a year, or a relative word, is read as written: nothing is moved
+        dated = mem.recall("what was Peter doing around Nov 20, 2026", k=3, now=later)
+        assert any("2026-11-17..2026-11-23" in n for n in dated.notes) and not any("no fact" in n for n in dated.notes)
+        relative = mem.recall("what was Peter doing last week", k=3, now=later)
+        assert any("2027-03" in n for n in relative.notes) and not any("no fact" in n for n in relative.notes)
+
+
 def test_since_until_kind_and_entity_filters(fact_workspace: Path, fake: FakeEmbedder) -> None:
     with memlane.open(fact_workspace, provider=fake) as mem:
         only_late = {f.content for f in mem.recall("Peter", since="2025-11-25", k=20, now=NOW).facts}

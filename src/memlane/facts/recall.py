@@ -36,7 +36,7 @@ from ..store import FactFilter, IndexStore, StoredFact
 from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
-from .timeparse import REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
+from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -212,6 +212,10 @@ def recall(
     limit = k or settings.k
     notes: list[str] = []
     asked = query_time(query, now.date())
+    if asked is not None:
+        asked, shifted = _latest_covered(store, query, now.date(), asked)
+        if shifted:
+            notes.append(f"time: no year given and no fact in {shifted}; read as the latest one the memory holds")
     content = asked.strip(query) if asked is not None else query
     if embed is not None and query_vec is None:
         try:
@@ -352,6 +356,31 @@ def recall(
     finally:
         if aside is not None:
             futures.wait([aside])
+
+
+# How many years back a date without a year is looked for (see _latest_covered).
+YEARS_BACK = 30
+
+
+def _latest_covered(store: IndexStore, query: str, today: dt.date, asked: QueryTime) -> tuple[QueryTime, str]:
+    """``asked``, or when its dates name no year ("in November", "on May 7"; none relative such as "last
+    week") and the memory holds no fact in the latest such date before ``today``, the latest one that holds
+    some: a memory that ends in 2023, asked about "the second week of November", means November 2023.
+    Also returns the window left behind ("" when none was)."""
+    if asked.spans or _YEAR_IN.search(asked.text):
+        return asked, ""
+    lag = dt.timedelta(days=REPORT_LAG_DAYS)
+    if store.facts.in_window(asked.window.start, asked.window.end + lag, 1):
+        return asked, ""
+    for back in range(1, YEARS_BACK + 1):
+        year = today.year - back
+        base = today.replace(year=year, day=28) if (today.month, today.day) == (2, 29) else today.replace(year=year)
+        earlier = query_time(query, base)
+        if earlier is None or earlier.spans:
+            break
+        if store.facts.in_window(earlier.window.start, earlier.window.end + lag, 1):
+            return earlier, str(asked.window)
+    return asked, ""
 
 
 def _time_signal(f: StoredFact, window: TimeRange | None) -> float:
