@@ -17,6 +17,20 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def main(*args: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    """The real entry point in a subprocess (``CliRunner`` catches exceptions, so a traceback could not show
+    there). The environment is the test's: MEMLANE_HOME set, API keys removed (conftest)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlane", *args], input=stdin, capture_output=True, timeout=120, check=False
+    )
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def one_line_error(code: int, out: str, err: str) -> bool:
+    """Exit 1 with one line on stderr that says it is memlane's error, and no traceback anywhere."""
+    return code == 1 and err.count("\n") == 1 and err.startswith("memlane: error:") and "Traceback" not in out + err
+
+
 def test_index_search_get_status(workspace: Path) -> None:
     ws = str(workspace)
     code, out, _ = run("-w", ws, "index")
@@ -47,12 +61,38 @@ def test_user_mistakes_are_one_line_errors(workspace: Path, tmp_path: Path) -> N
         (("-w", ws, "-c", str(tmp_path / "none.json"), "status"), "config file not found"),
         (("-w", ws, "search", " "), "non-empty"),
     ]:
-        code, out, err = run(*args)
-        assert code == 1, args
-        assert err.count("\n") == 1 and err.startswith("memlane: error:") and fragment in err, err
-        assert "Traceback" not in err + out
-    code, _, err = run("-w", ws, "search", "x", "--max-results", "0")
+        code, out, err = main(*args)
+        assert one_line_error(code, out, err) and fragment in err, (args, err)
+    code, _, err = main("-w", ws, "search", "x", "--max-results", "0")
     assert code == 2 and "Traceback" not in err
+
+
+def test_hostile_arguments_are_one_line_errors_and_write_nothing(fact_workspace: Path, tmp_path: Path) -> None:
+    """Each of these was a traceback (issue 23): a name too long for the file system, stdin that is not UTF-8,
+    a --since before the year 1, an --older-than past a century, a file where memory/archive belongs."""
+    ws = str(fact_workspace)
+    cfg = tmp_path / "words.json"
+    cfg.write_text(json.dumps({"agents": {"defaults": {"memorySearch": {"provider": "none"}}}}))
+    before = {p: p.read_bytes() for p in fact_workspace.rglob("*") if p.is_file()}
+    common = ("-w", ws, "-c", str(cfg))
+    for args, fragment in [
+        (("get", "memory/" + "a" * 300 + ".md"), "name too long"),
+        (("recall", "x", "--since", "99999999d"), "before the year 1"),
+        (("reflect", "--since", "99999999d"), "before the year 1"),
+        (("retain", "--since", "99999999d"), "before the year 1"),
+        (("recall", "x", "--since", "9" * 5000 + "d"), "(5001 characters)"),
+        (("archive", "--older-than", "999999999"), "--older-than must be between 0 and 36500"),
+    ]:
+        code, out, err = main(*common, *args)
+        assert one_line_error(code, out, err) and fragment in err, (args[:2], err[-2000:])
+    code, out, err = main(*common, "remember", "-", stdin=b"\xff\xfe not UTF-8")
+    assert one_line_error(code, out, err) and "stdin is not UTF-8 text (byte 0xff at offset 0)" in err, err
+    assert {p: p.read_bytes() for p in fact_workspace.rglob("*") if p.is_file()} == before
+    write(fact_workspace, "memory/2020-01-01.md", "- an old log\n")
+    write(fact_workspace, "memory/archive", "a file where the folder belongs\n")
+    code, out, err = main(*common, "archive", "--older-than", "30")
+    assert one_line_error(code, out, err) and "memory/archive is a file" in err, err
+    assert (fact_workspace / "memory/2020-01-01.md").is_file()
 
 
 def test_bad_config_value_names_key(workspace: Path, tmp_path: Path) -> None:
@@ -120,8 +160,8 @@ def test_recall_and_core_commands(fact_workspace: Path) -> None:
     code, out, err = run("-w", ws, "recall", "crash", "--entity", "warelay", "--kind", "experience", "--explain")
     assert code == 0 and "I fixed the Baileys WS crash" in out and "memory/2025-11-27.md#L8-L9" in out
     assert "experience · 2025-11-27 · @warelay" in out and "vector=" in out and "entity: warelay (filter" in err
-    code, out, err = run("-w", ws, "recall", "x", "--since", "soonish")
-    assert code == 1 and "since: cannot read 'soonish'" in err and "Traceback" not in err
+    code, out, err = main("-w", ws, "recall", "x", "--since", "soonish")
+    assert one_line_error(code, out, err) and "since: cannot read 'soonish'" in err
     code, out, err = run("-w", ws, "recall", "x", "--entity", "Petr")
     assert code == 1 and "did you mean Peter?" in err
     code, out, err = run("-w", ws, "core")
@@ -136,11 +176,32 @@ def test_workspace_access_through_the_cli(workspace: Path, tmp_path: Path) -> No
         cfg = tmp_path / f"{access}.json"
         cfg.write_text(json.dumps({"agents": {"defaults": {"workspaceAccess": access}}}))
         before = {p: p.read_bytes() for p in workspace.rglob("*.md")}
-        code, _, err = run("-w", ws, "-c", str(cfg), "remember", "a note that must not land")
-        assert code == 1 and "not allowed" in err and "workspaceAccess" in err and "Traceback" not in err
+        code, out, err = main("-w", ws, "-c", str(cfg), "remember", "a note that must not land")
+        assert one_line_error(code, out, err) and "not allowed" in err and "workspaceAccess" in err
         assert {p: p.read_bytes() for p in workspace.rglob("*.md")} == before  # nothing changed, nothing added
         code, out, err = run("-w", ws, "-c", str(cfg), "get", "MEMORY.md")
         if can_read:
             assert code == 0 and out.startswith("# Memory")
         else:
             assert code == 1 and "workspaceAccess: none" in err
+
+
+def test_the_error_edge_turns_input_errors_into_one_line_and_shows_bugs() -> None:
+    """Whatever command raises it, an OSError, UnicodeError, OverflowError or ValueError leaves `memlane` as one
+    line; any other exception is a bug and keeps its traceback."""
+    script = "import sys, memlane.cli as c\ndef boom(**_):\n    raise {exc}\nc.cli = boom\nc.main()\n"
+    for exc, fragment in [
+        ("OSError(28, 'No space left on device', '/x/' + 'y' * 500)", "No space left on device: /x/yyy"),
+        ("b'\\xff'.decode('utf-8')", "not UTF-8 text (byte 0xff at offset 0)"),
+        ("OverflowError('date value out of range')", "date value out of range"),
+        ("ValueError('bad\\nvalue')", "bad value"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-c", script.format(exc=exc)], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert one_line_error(proc.returncode, proc.stdout, proc.stderr) and fragment in proc.stderr, proc.stderr
+        assert len(proc.stderr) < 200
+    bug = subprocess.run(
+        [sys.executable, "-c", script.format(exc="KeyError('a bug')")], capture_output=True, text=True, timeout=60
+    )
+    assert bug.returncode == 1 and "Traceback" in bug.stderr and "KeyError" in bug.stderr

@@ -284,6 +284,17 @@ def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake:
         assert r.end_line - r.start_line + 1 <= 2
 
 
+def test_counts_past_a_million_are_one_clear_error(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    """maxResults, k and budget of 10**30 reached SQLite as an OverflowError (issue 23's fuzzing)."""
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        with pytest.raises(memlane.MemlaneError, match="maxResults must be between 1 and 1,000,000"):
+            mem.search("Peter", max_results=10**30)
+        for key in ("k", "budget"):
+            with pytest.raises(memlane.MemlaneError, match=f"{key} must be between 1 and 1,000,000"):
+                mem.recall("Peter", **{key: 10**30})
+        assert mem.search("Peter", max_results=1_000_000).results
+
+
 def test_workspace_access_none_refuses_search(workspace: Path, fake: FakeEmbedder) -> None:
     # recall, get and core refused; search answered from the index of a memory the agent may not read
     cfg = {"agents": {"defaults": {"workspaceAccess": "none"}}}

@@ -15,7 +15,7 @@ import click
 
 from .errors import MemlaneError
 from .facts import RecallResponse
-from .memory import Memory, open_memory
+from .memory import MAX_COUNT, Memory, open_memory
 from .search import SearchResponse
 from .sync import EmbedPlan
 from .tools import tool_definitions
@@ -168,7 +168,7 @@ def _print_response(resp: SearchResponse, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("query")
-@click.option("--max-results", "-n", type=click.IntRange(min=1), help="Results at most (default 6).")
+@click.option("--max-results", "-n", type=click.IntRange(1, MAX_COUNT), help="Results at most (default 6).")
 @click.option("--min-score", type=click.FloatRange(min=0), help="Drop results below this score (default 0.35).")
 @click.option("--now", type=click.DateTime(), help="Read 'last week' etc. as of this date (default: today).")
 @click.option("--json", "as_json", is_flag=True, help="Print the tool payload as JSON.")
@@ -219,12 +219,12 @@ def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:
 
 @cli.command()
 @click.argument("query")
-@click.option("--k", "-k", "k", type=click.IntRange(min=1), help="Facts at most (default recall.k, 25).")
+@click.option("--k", "-k", "k", type=click.IntRange(1, MAX_COUNT), help="Facts at most (default recall.k, 25).")
 @click.option("--since", help="Only facts from then on: 30d, 2w, 6m, 1y, YYYY-MM-DD, YYYY-MM, YYYY.")
 @click.option("--until", help="Only facts up to then: YYYY-MM-DD, YYYY-MM, YYYY, or a span such as 1y.")
 @click.option("--kind", help="Only these kinds, comma-separated: world, experience, opinion, observation (W,B,O,S).")
 @click.option("--entity", help="Only facts about this entity (its name or an alias).")
-@click.option("--budget", type=click.IntRange(min=1), help="Keep the best facts that fit this many tokens.")
+@click.option("--budget", type=click.IntRange(1, MAX_COUNT), help="Keep the best facts that fit this many tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the memory_recall payload as JSON.")
 @click.option("--explain", is_flag=True, help="Show each fact's signals (cosine, words, context, entity, time).")
 @click.pass_context
@@ -376,7 +376,11 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
 def remember(ctx: click.Context, text: str, heading: str | None, long_term: bool, as_json: bool) -> None:
     """Append TEXT to today's daily memory file (TEXT '-' reads stdin) and index it."""
     if text == "-":
-        text = sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            _fail(f"stdin is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); nothing was written")
     with _memory(ctx) as mem:
         out = mem.write(text, heading=heading, long_term=long_term)
         if as_json:
@@ -560,7 +564,29 @@ def tools(style: str) -> None:
 
 
 def main() -> None:
-    cli(prog_name="memlane")
+    """The ``memlane`` command. Its error edge: what a user's input or machine can cause (a file system's
+    refusal, text that is not UTF-8, a number out of range) is one line and exit 1, never a traceback;
+    anything else is a bug, and its traceback is shown."""
+    try:
+        cli(prog_name="memlane")  # click itself ends quietly on a closed pipe (`memlane search ... | head`)
+    except (OSError, UnicodeError, OverflowError, ValueError) as exc:
+        click.echo(f"memlane: error: {_described(exc)}", err=True)
+        sys.exit(1)
+
+
+def _described(exc: BaseException) -> str:
+    """One line for an error from the standard library, without Python's internals."""
+    if isinstance(exc, OSError) and exc.strerror:
+        name = str(exc.filename) if exc.filename is not None else ""
+        if len(name) > 80:
+            name = f"{name[:60]}... ({len(name)} characters)"
+        return f"{exc.strerror}: {name}" if name else exc.strerror
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+    if isinstance(exc, UnicodeEncodeError):
+        return f"text that cannot be written as {exc.encoding} (character {exc.start}: {exc.reason})"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 if __name__ == "__main__":

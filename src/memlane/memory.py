@@ -194,8 +194,7 @@ class Memory:
         q = self.settings.query
         n = max_results if max_results is not None else q.max_results
         threshold = min_score if min_score is not None else q.min_score
-        if n < 1:
-            raise MemlaneError(f"maxResults must be 1 or greater, got {n}")
+        _check_count("maxResults", n)
         notes, stale = self._freshen(fresh)
         provider, query_vec, failure = self._embed_query(query)
         with self._lock:
@@ -270,10 +269,10 @@ class Memory:
             raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
-        if k is not None and k < 1:
-            raise MemlaneError(f"k must be 1 or greater, got {k}")
-        if budget is not None and budget < 1:
-            raise MemlaneError(f"budget must be 1 or greater, got {budget}")
+        if k is not None:
+            _check_count("k", k)
+        if budget is not None:
+            _check_count("budget", budget)
         when = now or dt.datetime.now()
         lower = date_bound(since, when.date(), "since")
         upper = date_bound(until, when.date(), "until", end=True)
@@ -523,6 +522,16 @@ class Memory:
     def background_status(self) -> dict[str, Any]:
         """The background worker's state: running, syncs done, watcher events, last sync and error."""
         return background_status(self._background)
+
+
+# The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
+# at 2**63, which a candidate pool of k x the multiplier would pass).
+MAX_COUNT = 1_000_000
+
+
+def _check_count(name: str, value: int) -> None:
+    if not 1 <= value <= MAX_COUNT:
+        raise MemlaneError(f"{name} must be between 1 and {MAX_COUNT:,}, got {str(value)[:40]}")
 
 
 def open_memory(

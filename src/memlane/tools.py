@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import MemlaneError
@@ -155,12 +156,18 @@ def tool_definitions(style: str = "openai") -> list[dict[str, Any]]:
     return defs
 
 
+# The widest integer argument taken: a count or line number past it is a slip, and SQLite stops at 2**63.
+INT_LIMIT = 2**31 - 1
+
+
 def _int_arg(args: dict[str, Any], key: str) -> int | None:
     value = args.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise MemlaneError(f"{key} must be an integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value % 1:
+        raise MemlaneError(f"{key} must be an integer, got {str(value)[:40]}")
+    if abs(value) > INT_LIMIT:
+        raise MemlaneError(f"{key} must be an integer between {-INT_LIMIT} and {INT_LIMIT}, got {str(value)[:40]}")
     return int(value)
 
 
@@ -255,12 +262,22 @@ HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], dict[str, Any]]] = {
 
 def run_tool(memory: Memory, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:
     """Execute one tool call and return its JSON-ready payload (errors included, never raised)."""
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
-    except (ValueError, TypeError) as exc:
-        return {"error": f"arguments are not a JSON object: {exc}", "disabled": False}
-    if not isinstance(args, dict):
+    args: Any = arguments
+    if isinstance(arguments, str):
+        try:
+            args = json.loads(arguments)
+        except ValueError as exc:
+            return {"error": f"arguments are not a JSON object: {exc}", "disabled": False}
+        except RecursionError:  # json.loads of '[[[[...' thousands deep
+            return {"error": "arguments are not a JSON object: nested too deeply", "disabled": False}
+    elif arguments is None:
+        args = {}
+    elif isinstance(arguments, Mapping):
+        args = dict(arguments)
+    if not isinstance(args, dict) or not all(isinstance(key, str) for key in args):
         return {"error": "arguments must be a JSON object", "disabled": False}
+    if not isinstance(name, str):
+        return {"error": f"a tool name is a string, got {type(name).__name__}", "disabled": False}
     if not memory.settings.enabled:
         return {"error": f"memory search is disabled for agent {memory.agent_id!r}", "disabled": True}
     if memory.config.workspace_access == "none":

@@ -144,6 +144,8 @@ def resolve_memory_path(workspace: Path, rel: str) -> Path:
             raise PathError(f"memory file not found: {cleaned}") from None
         except NotADirectoryError:
             raise PathError(f"memory file not found: {cleaned}") from None
+        except OSError as exc:  # a name too long for the file system, a folder it may not enter, ...
+            raise PathError(f"cannot read {cleaned}: {exc.strerror or exc}") from None
         if stat.S_ISLNK(st.st_mode):
             raise PathError(f"symlinks are refused: {cleaned}")
     if not stat.S_ISREG(os.lstat(current).st_mode):
