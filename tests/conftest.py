@@ -52,6 +52,26 @@ def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return home
 
 
+@contextlib.contextmanager
+def immutable(path: Path, mode: int = 0o555) -> Iterator[None]:
+    """A file or folder nothing can change: ``mode`` (0555 for a folder, 0444 for a file) for a normal user;
+    for root, who ignores mode bits, ``chattr +i`` (ext4 and most Linux file systems)."""
+    if os.geteuid() != 0:
+        before = path.stat().st_mode
+        path.chmod(mode)
+        try:
+            yield
+        finally:
+            path.chmod(before)
+        return
+    proc = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, f"chattr +i failed ({proc.stderr.strip()}): as root this test needs ext4 or alike"
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
 class FakeEmbedder:
     """Deterministic bag-of-words vectors; records every call so tests can count embeddings."""
 

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import memlane
-from conftest import FakeEmbedder, another_writer, write
+from conftest import FakeEmbedder, another_writer, immutable, write
 from memlane.chunking import chunk_markdown
 from memlane.keywords import match_expression
 from memlane.sessions import render
@@ -127,26 +126,6 @@ def test_a_damaged_or_missing_wal_is_survived(workspace: Path, memlane_home: Pat
         assert mem.store.recovered is None
         assert mem.search("Kubernetes", min_score=0).results
     _same_as_a_clean_rebuild(workspace, memlane_home)
-
-
-@contextlib.contextmanager
-def immutable(folder: Path) -> Iterator[None]:
-    """A folder nothing can be created in: mode 0555 for a normal user; for root, who ignores mode bits,
-    ``chattr +i`` (ext4 and most Linux file systems)."""
-    if os.geteuid() != 0:
-        mode = folder.stat().st_mode
-        folder.chmod(0o555)
-        try:
-            yield
-        finally:
-            folder.chmod(mode)
-        return
-    proc = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, text=True)
-    assert proc.returncode == 0, f"chattr +i failed ({proc.stderr.strip()}): as root this test needs ext4 or alike"
-    try:
-        yield
-    finally:
-        subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
 @pytest.mark.sqlite_only

@@ -4,20 +4,17 @@ read-only is never moved aside, and a PostgreSQL password is never printed."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import random
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, immutable, write
 from memlane.ann import AnnVectors
 from memlane.doctor import Check
 from memlane.store import SQLiteStore
@@ -219,31 +216,13 @@ def test_a_locked_index_is_a_clear_error_and_stays_where_it_is(workspace: Path, 
         store.close()
 
 
-@contextlib.contextmanager
-def _read_only_file(path: Path) -> Iterator[None]:
-    """A file nobody may write: mode 0444 for a normal user; for root, ``chattr +i``."""
-    if os.geteuid() != 0:
-        mode = path.stat().st_mode
-        path.chmod(0o444)
-        try:
-            yield
-        finally:
-            path.chmod(mode)
-        return
-    subprocess.run(["chattr", "+i", str(path)], check=True)
-    try:
-        yield
-    finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
-
-
 def test_a_read_only_index_is_a_clear_error_and_stays_where_it_is(workspace: Path, fake: FakeEmbedder) -> None:
     db = _index(workspace, fake)
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA journal_mode=DELETE")  # a copy made by another tool: switching it to WAL is a write
     conn.close()
     before = db.read_bytes()
-    with _read_only_file(db):
+    with immutable(db, 0o444):
         with pytest.raises(memlane.IndexError_, match="read-only") as err:
             SQLiteStore(db, busy_timeout_ms=200)
         assert "unreadable" not in str(err.value)

@@ -62,6 +62,14 @@ def within_deadline(call: Callable[[str], object], text: str) -> None:
     assert took <= budget, f"{took:.2f}s on {len(text):,} characters (linear budget {budget:.2f}s)"
 
 
+def each_within_deadline(parsers: dict[str, Callable[[str], object]], text: str) -> None:
+    for name, call in parsers.items():
+        try:
+            within_deadline(call, text)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
 def _insert(text: str) -> object:
     try:
         return _insert_under(text, "Retain", "- W @Peter: a note")
@@ -115,11 +123,7 @@ def warm() -> None:
 @example(text=KNOWN_BAD[5])
 @example(text=KNOWN_BAD[6])
 def test_every_markdown_parser_is_linear_on_hostile_text(text: str) -> None:
-    for name, call in PARSERS.items():
-        try:
-            within_deadline(call, text)
-        except AssertionError as exc:
-            raise AssertionError(f"{name}: {exc}") from None
+    each_within_deadline(PARSERS, text)
 
 
 @settings(max_examples=25, deadline=None, database=None)
@@ -127,11 +131,7 @@ def test_every_markdown_parser_is_linear_on_hostile_text(text: str) -> None:
 @example(text="Nov 27 " * 280)
 @example(text="in " + "March " * 330)
 def test_time_parsers_are_linear_on_hostile_text(text: str) -> None:
-    for name, call in TIME_PARSERS.items():
-        try:
-            within_deadline(call, text)
-        except AssertionError as exc:
-            raise AssertionError(f"{name}: {exc}") from None
+    each_within_deadline(TIME_PARSERS, text)
 
 
 @settings(max_examples=60, deadline=None, database=None)
