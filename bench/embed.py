@@ -29,7 +29,7 @@ LME = ROOT.parent / "shared" / "bench" / "longmemeval" / "longmemeval_s_cleaned.
 
 def real_chunks(count_tokens: object, n: int = 256) -> list[str]:
     """Full-size chunks of real conversation: LongMemEval sessions as ``role: text`` lines, chunked by sync's rules."""
-    from memlane.chunking import chunk_markdown
+    from memlane.index.chunking import chunk_markdown
 
     data = json.loads(LME.read_text())
     out: list[str] = []

@@ -24,13 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import locomo_data
-from memlane.extract import draft_log
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import parse_retain
+from memlane.reflect.extract import draft_log
 
 try:  # the writer's own heading search (a private function: this bench compares versions of it)
-    from memlane.writer import _insert_under
+    from memlane.files.writer import _insert_under
 except ImportError:  # pragma: no cover - a checkout without it
     _insert_under = None  # type: ignore[assignment]
 

@@ -50,7 +50,7 @@ import memlane
 from locomo import convert_lme, question_date
 from memlane.embeddings.base import Vectors, normalize_rows
 from memlane.embeddings.local import LocalEmbedder
-from memlane.search import rank
+from memlane.search.ranking import rank
 
 ROOT = Path(__file__).resolve().parents[1]
 CHUNKS_PER_FILE = 100
@@ -188,8 +188,8 @@ def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str
     """Share of the exact top 10 (cosine over every vector) that the search's vector leg returns, for queries
     embedded as the documents are (with the bench provider, hashed words: a real-model query has no neighbours
     among them)."""
-    from memlane.sync import embedding_key
-    from memlane.vectors import LiveVectors, VectorIndex
+    from memlane.index.sync import embedding_key
+    from memlane.search.vectors import LiveVectors, VectorIndex
 
     searched = mem._vector_index()
     if isinstance(searched, VectorIndex):

@@ -25,8 +25,8 @@ from statistics import median
 from typing import Any
 
 import memlane
-from memlane.rerank import make_reranker
-from memlane.search import rank
+from memlane.search.ranking import rank
+from memlane.search.rerank import make_reranker
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "bench" / "locomo"

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 import memlane
-import memlane.search as search
-from memlane.priors import apply_priors
+import memlane.search.ranking as search
+from memlane.search.priors import apply_priors
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import question_date

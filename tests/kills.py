@@ -28,7 +28,7 @@ NOTE = "A note written during the kill test."
 def child(op: str, workspace: str) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import memlane
-    import memlane.sync as sync_mod
+    import memlane.index.sync as sync_mod
     from conftest import FakeEmbedder
 
     class Slow(FakeEmbedder):  # a slow provider: the kill can land inside an embedding pass
@@ -57,7 +57,7 @@ def child(op: str, workspace: str) -> None:
 
 
 def _files(workspace: Path) -> dict[str, bytes]:
-    import memlane.workspace as ws
+    import memlane.index.workspace as ws
 
     return {f.path: Path(f.abs).read_bytes() for f in ws.list_memory_files(workspace)}
 
@@ -75,7 +75,7 @@ def _allowed(op: str, path: str, before: bytes | None, after: bytes, today: str)
     if op == "insert" and path == "memory/2026-01-05.md":
         return text.startswith(old.rstrip("\n")) and text.rstrip().endswith("- inserted by the kill test")
     if op == "reflect" and path.startswith("bank/"):
-        from memlane.markers import find_block
+        from memlane.files.markers import find_block
 
         return text.count("<!-- memlane:begin ") == text.count("<!-- memlane:end ") and all(
             find_block(text, name) is not None or f"memlane:begin {name}" not in text

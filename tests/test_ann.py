@@ -9,8 +9,8 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.ann import AnnVectors
-from memlane.vectors import VectorIndex
+from memlane.search.ann import AnnVectors
+from memlane.search.vectors import VectorIndex
 
 TOPICS = ["violin", "kubernetes", "billing", "garden", "marathon", "sourdough", "invoice", "vienna", "heron"]
 QUERIES = ["violin plan", "kubernetes billing list", "day 17 note 3", "garden sourdough", "heron invoice"]
@@ -95,8 +95,8 @@ def test_the_model_still_loads_after_the_graph_in_a_fresh_process(tmp_path: Path
     import sys
 
     code = (
-        "from memlane.ann import AnnVectors\n"
-        "import memlane.ann as a, inspect\n"
+        "from memlane.search.ann import AnnVectors\n"
+        "import memlane.search.ann as a, inspect\n"
         "src = inspect.getsource(a.AnnVectors.__init__)\n"
         "assert src.index('import onnxruntime') < src.index('from usearch')\n"
         "class S: path = 'x'; read_only = 'no'\n"

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 import memlane
 from conftest import write
-from memlane.archive import archive_days
-from memlane.backup import pending
-from memlane.cli import cli
+from memlane.files.archive import archive_days
+from memlane.files.backup import pending
+from memlane.surface.cli import cli
 
 NOW = dt.datetime(2026, 1, 10)
 OLD = "memory/2020-01-01.md"

@@ -17,7 +17,7 @@ import pytest
 
 import memlane
 from conftest import BlockingEmbedder, FakeEmbedder, write
-from memlane.background import is_memory_event
+from memlane.index.background import is_memory_event
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")

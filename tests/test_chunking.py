@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlane.chunking import chunk_markdown, whitespace_token_counter
+from memlane.index.chunking import chunk_markdown, whitespace_token_counter
 from memlane.markdown import split_lines
 
 count = whitespace_token_counter

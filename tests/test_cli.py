@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from conftest import write
-from memlane.cli import cli
+from memlane.surface.cli import cli
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -124,13 +124,18 @@ def test_every_command_is_documented_in_readme() -> None:
 def test_real_entry_point_demo_and_piped_output(memlane_home: Path) -> None:
     env = {**os.environ, "MEMLANE_HOME": str(memlane_home)}
     proc = subprocess.run(
-        [sys.executable, "-m", "memlane.cli", "demo"], capture_output=True, text=True, env=env, timeout=120, check=False
+        [sys.executable, "-m", "memlane", "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "MEMORY.md:" in proc.stdout and "PostgreSQL" in proc.stdout and "京都" in proc.stdout
     assert "\r" not in proc.stderr  # no progress bar when not on a terminal
     bad = subprocess.run(
-        [sys.executable, "-m", "memlane.cli", "get", "/etc/passwd"],
+        [sys.executable, "-m", "memlane", "get", "/etc/passwd"],
         capture_output=True,
         text=True,
         env=env,
@@ -189,7 +194,7 @@ def test_workspace_access_through_the_cli(workspace: Path, tmp_path: Path) -> No
 def test_the_error_edge_turns_input_errors_into_one_line_and_shows_bugs() -> None:
     """Whatever command raises it, an OSError, UnicodeError, OverflowError or ValueError leaves `memlane` as one
     line; any other exception is a bug and keeps its traceback."""
-    script = "import sys, memlane.cli as c\ndef boom(**_):\n    raise {exc}\nc.cli = boom\nc.main()\n"
+    script = "import sys, memlane.surface.cli as c\ndef boom(**_):\n    raise {exc}\nc.cli = boom\nc.main()\n"
     for exc, fragment in [
         ("OSError(28, 'No space left on device', '/x/' + 'y' * 500)", "No space left on device: /x/yyy"),
         ("b'\\xff'.decode('utf-8')", "not UTF-8 text (byte 0xff at offset 0)"),

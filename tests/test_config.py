@@ -103,7 +103,7 @@ def test_store_vector_extension_path_is_refused_unless_null() -> None:
 
 def test_store_vector_disabled_searches_every_vector_exactly(tmp_path: Path) -> None:
     import memlane
-    from memlane.vectors import VectorIndex
+    from memlane.search.vectors import VectorIndex
 
     ws = tmp_path / "ws"
     for day in range(1, 21):

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.cli import cli
-from memlane.writer import workspace_lock
+from memlane.files.writer import workspace_lock
+from memlane.surface.cli import cli
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")

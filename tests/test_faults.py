@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder, another_writer, immutable, write
-from memlane.chunking import chunk_markdown
-from memlane.keywords import match_expression
-from memlane.sessions import render
+from memlane.index.chunking import chunk_markdown
+from memlane.index.sessions import render
+from memlane.search.keywords import match_expression
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")

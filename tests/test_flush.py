@@ -8,7 +8,7 @@ from pathlib import Path
 
 import memlane
 from memlane.config import resolve
-from memlane.flush import plan_flush
+from memlane.files.flush import plan_flush
 
 
 def test_flush_threshold_prompts_and_one_flush_per_cycle(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import memlane
-from memlane.tools import PARAMETERS, TOOL_NAMES, run_tool
+from memlane.surface.tools import PARAMETERS, TOOL_NAMES, run_tool
 
 ARG_NAMES = sorted({a for p in PARAMETERS.values() for a in p["properties"]})
 CALL_SECONDS = 10.0  # a write re-indexes one small file; a hang is what this catches

@@ -11,8 +11,8 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, index_sql, write
 from memlane.embeddings.local import LocalEmbedder
-from memlane.keys import NEIGHBOUR_WORDS, SENTENCE_MIN_WORDS, chunk_keys, items, lead_line, sentences
-from memlane.vectors import VectorIndex
+from memlane.index.keys import NEIGHBOUR_WORDS, SENTENCE_MIN_WORDS, chunk_keys, items, lead_line, sentences
+from memlane.search.vectors import VectorIndex
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")
@@ -108,7 +108,7 @@ def test_a_remark_in_passing_is_found_by_its_sentence_key(
     query = "Who gave me a chandelier?"
     scores = {}
     for label, min_words in (("item keys only", 10**6), ("sentence keys", SENTENCE_MIN_WORDS)):
-        monkeypatch.setattr("memlane.keys.SENTENCE_MIN_WORDS", min_words)
+        monkeypatch.setattr("memlane.index.keys.SENTENCE_MIN_WORDS", min_words)
         with memlane.open(ws, provider=local, store={"path": str(tmp_path / f"{min_words}.sqlite")}) as mem:
             hit = next(r for r in mem.search(query, min_score=0).results if r.start_line <= 7 <= r.end_line)
             scores[label] = hit.vector_score or 0.0
@@ -232,7 +232,7 @@ def test_the_local_model_keys_chunks_and_a_key_lifts_the_buried_turn(tmp_path: P
 def test_an_assistants_key_counts_for_less() -> None:
     import numpy as np
 
-    from memlane.search import _Candidate, _score_keys
+    from memlane.search.ranking import _Candidate, _score_keys
 
     q = np.array([1.0, 0.0], dtype=np.float32)
     same = np.array([[0.8, 0.6], [0.8, 0.6]], dtype=np.float32)

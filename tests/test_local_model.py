@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import memlane
-from memlane.chunking import chunk_markdown
 from memlane.embeddings.local import BUNDLED_MAX_TOKENS, LocalEmbedder, _bundled_onnx
 from memlane.errors import ProviderError
+from memlane.index.chunking import chunk_markdown
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 

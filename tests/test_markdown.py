@@ -17,9 +17,9 @@ from memlane.errors import MemlaneError
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import parse_retain
+from memlane.files.markers import set_block
+from memlane.files.writer import insert_text, read_core, write_note
 from memlane.markdown import MAX_FRONT_MATTER_CHARS, parse, split_lines
-from memlane.markers import set_block
-from memlane.writer import insert_text, read_core, write_note
 
 FENCED_LOG = (
     "# 2026-01-05\n\n## Deploy\nRun this:\n\n```sh\n# comment\nkubectl apply -f x.yaml\n```\n\n## Notes\n- Tax idea.\n"

@@ -16,17 +16,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memlane.chunking import chunk_markdown
 from memlane.errors import MemlaneError
-from memlane.extract import draft_log
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import find_mentions, parse_retain
 from memlane.facts.timeparse import event_time, query_time
-from memlane.keys import chunk_keys, said_text
+from memlane.files.markers import BlockError, set_block
+from memlane.files.writer import _insert_under
+from memlane.index.chunking import chunk_markdown
+from memlane.index.keys import chunk_keys, said_text
 from memlane.markdown import parse, split_lines
-from memlane.markers import BlockError, set_block
-from memlane.writer import _insert_under
+from memlane.reflect.extract import draft_log
 
 BASE = 0.5  # seconds: start-up noise, a cold cache, a busy machine
 PER_CHAR = 50e-6  # seconds per character: about 20 KB a second, far below any linear parser here

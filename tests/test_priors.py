@@ -11,8 +11,8 @@ from conftest import FakeEmbedder, write
 from memlane.config import PriorSettings
 from memlane.facts.derive import day_of
 from memlane.facts.timeparse import TimeRange
-from memlane.priors import QueryPriors, apply_priors
-from memlane.tools import run_tool
+from memlane.search.priors import QueryPriors, apply_priors
+from memlane.surface.tools import run_tool
 
 
 @dataclass

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.markers import BlockError, begin_marker, block_body, end_marker, set_block
+from memlane.files.markers import BlockError, begin_marker, block_body, end_marker, set_block
 from memlane.reflect.opinions import CAP, Evidence, confidence_path, contradicts, step
 
 NOW = dt.datetime(2025, 12, 3, 12)
@@ -209,7 +209,7 @@ def test_reflect_is_refused_unless_writable_and_broken_markers_are_left_alone(tm
 def test_reflect_through_the_cli(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from memlane.cli import cli
+    from memlane.surface.cli import cli
 
     ws = opinion_workspace(tmp_path)
     runner = CliRunner()

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 import memlane
 from conftest import write
-from memlane.cli import cli
 from memlane.errors import ProviderError
+from memlane.surface.cli import cli
 from vendor_server import Fault, VendorServer
 
 KEY = "sk-test-SECRET-0123456789"
@@ -358,7 +358,7 @@ def test_openai_batch_embeds_through_files_and_batches(tmp_path: Path, server: V
 
 
 def mem_key(mem: memlane.Memory) -> Any:
-    from memlane.sync import embedding_key
+    from memlane.index.sync import embedding_key
 
     return embedding_key(mem.choice.provider)  # type: ignore[arg-type]
 

@@ -15,7 +15,7 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.rerank import blend
+from memlane.search.rerank import blend
 from vendor_server import Fault, VendorServer
 
 WORDS = ["birds", "at", "the", "pond", "today", "many", "a", "kingfisher", "was", "seen", "heron", "stood", "by"]

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import memlane
 from conftest import write
-from memlane.cli import cli
-from memlane.extract import draft_log
 from memlane.facts.retain import parse_retain
+from memlane.reflect.extract import draft_log
+from memlane.surface.cli import cli
 from vendor_server import Fault, VendorServer
 
 DAY = dt.date(2025, 11, 27)

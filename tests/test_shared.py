@@ -8,7 +8,7 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder, index_sql, write
-from memlane.tools import run_tool
+from memlane.surface.tools import run_tool
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import memlane
-import memlane.sync
+import memlane.index.sync
 from conftest import BlockingEmbedder, FakeEmbedder, kill_during_reindex, write
 from memlane.embeddings.base import Vectors
 
@@ -207,7 +207,7 @@ def test_cache_is_pruned_lru_but_keeps_live_vectors(workspace: Path, fake: FakeE
 def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeEmbedder) -> None:
     import numpy as np
 
-    from memlane.sync import embedding_key
+    from memlane.index.sync import embedding_key
 
     with open_mem(workspace, fake) as reader, open_mem(workspace, fake) as writer:
         reader.sync()
@@ -324,8 +324,8 @@ def test_a_sync_too_big_to_hold_is_the_same_index(tmp_path: Path, monkeypatch: p
     with memlane.open(ws, agent="held", provider=held, chunking={"keys": True}) as mem:
         whole = mem.sync()
         expected = [(r.path, r.start_line, r.score) for r in mem.search("heron pond 42", min_score=0).results]
-    monkeypatch.setattr("memlane.sync.STREAM_CHUNKS", 2)
-    plans: list[memlane.sync.EmbedPlan] = []
+    monkeypatch.setattr("memlane.index.sync.STREAM_CHUNKS", 2)
+    plans: list[memlane.index.sync.EmbedPlan] = []
     ticks: list[tuple[int, int]] = []
     with memlane.open(ws, agent="streamed", provider=streamed, chunking={"keys": True}) as mem:
         r = mem.sync(progress=lambda done, total: ticks.append((done, total)), on_plan=plans.append)
@@ -354,7 +354,7 @@ def test_a_file_changed_between_the_steps_of_a_big_sync_is_indexed_as_it_is_now(
                 late.write_text(late.read_text() + "- A kingfisher arrived.\n")
             return super().embed_batch(texts)
 
-    monkeypatch.setattr("memlane.sync.STREAM_CHUNKS", 2)
+    monkeypatch.setattr("memlane.index.sync.STREAM_CHUNKS", 2)
     with memlane.open(ws, provider=Editing(), sync={"onSearch": False}) as mem:
         r = mem.sync()
         assert any(n.startswith("memory/2026-02-05.md: changed while the sync ran") for n in r.notes)

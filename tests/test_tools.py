@@ -7,7 +7,7 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
-from memlane.tools import tool_definitions
+from memlane.surface.tools import tool_definitions
 
 
 @pytest.mark.parametrize("style", ["openai", "responses", "anthropic", "json-schema"])

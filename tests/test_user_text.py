@@ -9,8 +9,8 @@ import pytest
 
 import memlane
 from conftest import write
-from memlane.keys import said_text
-from memlane.keywords import asks_about_assistant
+from memlane.index.keys import said_text
+from memlane.search.keywords import asks_about_assistant
 
 pytestmark = pytest.mark.usefixtures("store_driver")
 

@@ -13,7 +13,7 @@ import pytest
 
 import memlane
 from conftest import BlockingEmbedder, FakeEmbedder, write
-from memlane.writer import write_note
+from memlane.files.writer import write_note
 
 
 def test_append_goes_to_todays_file_and_is_searchable_at_once(workspace: Path, fake: FakeEmbedder) -> None:
@@ -105,7 +105,7 @@ def test_read_only_and_no_access(workspace: Path, fake: FakeEmbedder) -> None:
 def test_memory_write_tool_and_remember_command(workspace: Path, fake: FakeEmbedder) -> None:
     from click.testing import CliRunner
 
-    from memlane.cli import cli
+    from memlane.surface.cli import cli
 
     with memlane.open(workspace, provider=fake) as mem:
         out = memlane.run_tool(mem, "memory_write", {"text": "Kayak trip on Saturday", "heading": "Plans"})

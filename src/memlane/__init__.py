@@ -9,11 +9,11 @@ with memlane.open("path/to/workspace") as mem:
 
 from .config import AgentConfig, MemorySearchSettings
 from .errors import ConfigError, IndexError_, MemlaneError, PathError, ProviderError
+from .index.sync import SyncReport
 from .memory import Memory
 from .memory import open_memory as open
-from .search import SearchResponse, SearchResult
-from .sync import SyncReport
-from .tools import run_tool, tool_definitions
+from .search.ranking import SearchResponse, SearchResult
+from .surface.tools import run_tool, tool_definitions
 
 __all__ = [
     "AgentConfig",

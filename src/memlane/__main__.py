@@ -1,5 +1,5 @@
 """``python -m memlane`` runs the CLI."""
 
-from .cli import main
+from .surface.cli import main
 
 main()

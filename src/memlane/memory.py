@@ -11,38 +11,38 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_mod
-from .archive import archive as archive_files
-from .archive import archive_days, plan_archive
-from .background import Background
-from .backup import BackupResult
-from .backup import backup as backup_files
-from .batching import BatchRun
 from .config import schedule_seconds
-from .doctor import Check, diagnose_read_only
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
-from .extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
-from .flush import STATE_FILE, FlushDecision, flush_times, plan_flush
-from .keeper import IndexKeeper
-from .llm import LlmDrafter
-from .reflect import ReflectReport, apply_changes, reflected_before
-from .reflect import plan as reflect_plan
-from .rerank import Reranker, make_reranker
-from .search import SearchResponse, chunk_scores, rank
-from .sessions import PREFIX as SESSIONS_PREFIX
-from .sessions import read_session
-from .shared import SharedIndexes
-from .status import background_status, index_status
-from .store import IndexStore
-from .sync import (
+from .files.archive import archive as archive_files
+from .files.archive import archive_days, plan_archive
+from .files.backup import BackupResult
+from .files.backup import backup as backup_files
+from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
+from .files.writer import insert_text, read_core, replace_passage, write_note
+from .index.background import Background
+from .index.batching import BatchRun
+from .index.keeper import IndexKeeper
+from .index.sessions import PREFIX as SESSIONS_PREFIX
+from .index.sessions import read_session
+from .index.sync import (
     PlanHook,
     Progress,
     SyncReport,
 )
-from .vectors import SearchVectors
-from .workspace import read_lines, resolve_memory_path
-from .writer import insert_text, read_core, replace_passage, write_note
+from .index.workspace import read_lines, resolve_memory_path
+from .reflect import ReflectReport, apply_changes, reflected_before
+from .reflect import plan as reflect_plan
+from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
+from .reflect.llm import LlmDrafter
+from .search.ranking import SearchResponse, chunk_scores, rank
+from .search.rerank import Reranker, make_reranker
+from .search.shared import SharedIndexes
+from .search.vectors import SearchVectors
+from .store import IndexStore
+from .surface.doctor import Check, diagnose_read_only
+from .surface.status import background_status, index_status
 
 log = logging.getLogger("memlane")
 
@@ -130,7 +130,7 @@ class Memory:
             self._reranker.close()
             self._reranker = None
 
-    # -- the index (kept by memlane.keeper)
+    # -- the index (kept by memlane.index.keeper)
     @property
     def choice(self) -> ProviderChoice:
         return self.index.choice
@@ -349,7 +349,7 @@ class Memory:
         now: dt.datetime | None = None,
     ) -> list[LogDraft]:
         """Draft ``## Retain`` bullets for daily logs (``day``, or every log since ``since``; default today's)
-        with the offline rules of :mod:`memlane.extract`, or an OpenAI-compatible LLM with ``llm``. With
+        with the offline rules of :mod:`memlane.reflect.extract`, or an OpenAI-compatible LLM with ``llm``. With
         ``apply`` they are appended to each log under ``## Retain`` (bullets already there are never
         written twice) and indexed."""
         self._require_writable() if apply else self._require_readable()
@@ -370,7 +370,7 @@ class Memory:
 
     def backup(self, push: bool | None = None, init: bool = False) -> BackupResult:
         """Commit the memory files that changed to the workspace's git repository (see
-        :mod:`memlane.backup`); ``push`` (default ``backup.git.push``) pushes to ``backup.git.remote``."""
+        :mod:`memlane.files.backup`); ``push`` (default ``backup.git.push``) pushes to ``backup.git.remote``."""
         self._require_writable()
         git = self.config.backup.git
         result = backup_files(self.workspace, git, push=git.push if push is None else push, init=init)
@@ -390,7 +390,7 @@ class Memory:
         self, older_than: int | str = 90, dry_run: bool = False, now: dt.datetime | None = None
     ) -> dict[str, Any]:
         """Move daily logs older than ``older_than`` days (or "90d") to ``memory/archive/YYYY/`` (see
-        :mod:`memlane.archive`); the index follows without re-embedding. ``dry_run`` only lists the moves."""
+        :mod:`memlane.files.archive`); the index follows without re-embedding. ``dry_run`` only lists the moves."""
         self._require_readable() if dry_run else self._require_writable()
         moves, skipped = plan_archive(self.workspace, archive_days(older_than), (now or dt.datetime.now()).date())
         done = moves if dry_run else archive_files(self.workspace, moves)

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..chunking import text_hash
-from ..keywords import STOPWORDS, cjk_terms
+from ..index.chunking import text_hash
 from ..markdown import parse
+from ..search.keywords import STOPWORDS, cjk_terms
 from ..store import EntityName, FactRow
 from .entities import is_entity_page, parse_entity_page
 from .retain import RetainFact, parse_retain, retain_sections

@@ -30,10 +30,10 @@ import numpy.typing as npt
 
 from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
-from ..keywords import STOPWORDS, match_expression
-from ..search import run_aside
+from ..search.keywords import STOPWORDS, match_expression
+from ..search.ranking import run_aside
+from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact
-from ..vectors import VectorIndex
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
 from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time

@@ -7,7 +7,7 @@
 
 :func:`plan` computes the new pages from the index and changes nothing; the caller shows the diff
 (``--dry-run``) or writes the blocks through the writer. Generated parts sit between markers
-(:mod:`memlane.markers`); a person's text outside them is kept byte for byte, and a second run over the same
+(:mod:`memlane.files.markers`); a person's text outside them is kept byte for byte, and a second run over the same
 facts writes nothing.
 """
 
@@ -26,11 +26,11 @@ import numpy.typing as npt
 from ..config import ReflectSettings
 from ..errors import MemlaneError
 from ..facts.entities import Entity, EntityDirectory
+from ..files.markers import BlockError, begin_marker, set_block
+from ..files.writer import write_block
+from ..index.workspace import BANK_DIR, ROOT_FILES, list_memory_files
 from ..markdown import split_lines
-from ..markers import BlockError, begin_marker, set_block
 from ..store import StoredFact
-from ..workspace import BANK_DIR, ROOT_FILES, list_memory_files
-from ..writer import write_block
 from .opinions import NEAR_DUPLICATE, Opinion, Similarity, build_opinions, stems
 from .pages import Cluster, entity_block, in_core, opinions_block, page_file_name, proposals_block
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..keywords import STOPWORDS
+from ..search.keywords import STOPWORDS
 from ..store import StoredFact
 
 CAP = 0.15

@@ -7,7 +7,7 @@ modules above the store are typed against these protocols only, so a second driv
 satisfies both (``store/__init__.py``).
 
 Two parts still speak SQLite's dialect and would be translated by another driver:
-``keyword_search`` takes the FTS5 expression :func:`memlane.keywords.match_expression` builds (an OR of
+``keyword_search`` takes the FTS5 expression :func:`memlane.search.keywords.match_expression` builds (an OR of
 column-scoped quoted phrases, nothing else), and :class:`~memlane.store.facts.FactFilter` renders its own
 WHERE clause.
 """

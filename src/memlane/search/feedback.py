@@ -15,8 +15,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from ..store import IndexStore
 from .keywords import STOPWORDS, content_terms, match_expression, query_terms
-from .store import IndexStore
 
 _WORD = re.compile(r"[^\W\d_][^\W_]{2,}")
 

@@ -1,6 +1,6 @@
 """``memlane mcp``: the memory tools (search, recall, get, core, write, replace, insert) as an MCP server.
 
-Built on the official MCP Python SDK. The tools run :func:`memlane.tools.run_tool`, so an MCP client
+Built on the official MCP Python SDK. The tools run :func:`memlane.surface.tools.run_tool`, so an MCP client
 gets the same payloads as any other agent integration (errors as ``{"error": ...}``). The server
 keeps its Memory open with the watcher running, so the index follows the files while it serves.
 """
@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from .errors import MemlaneError
-from .memory import Memory
+from ..errors import MemlaneError
+from ..memory import Memory
 from .tools import DESCRIPTIONS, READ_ONLY, TOOL_NAMES, run_tool
 
 INSTRUCTIONS = (

@@ -23,18 +23,18 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..config import ChunkingSettings, Price
+from ..embeddings import EmbeddingProvider
+from ..embeddings.remote import BatchProvider
+from ..errors import ProviderError
+from ..facts.derive import FACTS_VERSION, FileFacts, derive_file
+from ..facts.entities import entity_hints
+from ..markdown import split_lines
+from ..search.keywords import cjk_terms
+from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from .batching import BatchRun, collect_jobs, run_batches
 from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
-from .config import ChunkingSettings, Price
-from .embeddings import EmbeddingProvider
-from .embeddings.remote import BatchProvider
-from .errors import ProviderError
-from .facts.derive import FACTS_VERSION, FileFacts, derive_file
-from .facts.entities import entity_hints
 from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
-from .keywords import cjk_terms
-from .markdown import split_lines
-from .store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.

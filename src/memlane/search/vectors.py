@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from .store import EmbeddingKey, IndexStore, ServerVectorSearch
+from ..store import EmbeddingKey, IndexStore, ServerVectorSearch
 
 if TYPE_CHECKING:
     from .ann import AnnVectors

@@ -23,9 +23,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .config import RerankSettings
-from .embeddings.http import Endpoint, HttpClient, RetryPolicy
-from .errors import MemlaneError, ProviderError
+from ..config import RerankSettings
+from ..embeddings.http import Endpoint, HttpClient, RetryPolicy
+from ..errors import MemlaneError, ProviderError
 
 RANK_K = 10  # position smoothing of the blend: rank r (0 = first) counts (K + 1) / (K + 1 + r)
 

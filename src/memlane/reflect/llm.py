@@ -12,12 +12,12 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from .config import AgentConfig
-from .embeddings import resolve_endpoint
-from .embeddings.http import HttpClient, RetryPolicy
-from .errors import ProviderError
+from ..config import AgentConfig
+from ..embeddings import resolve_endpoint
+from ..embeddings.http import HttpClient, RetryPolicy
+from ..errors import ProviderError
+from ..facts.retain import parse_retain
 from .extract import Draft
-from .facts.retain import parse_retain
 
 SYSTEM_PROMPT = """You maintain an AI agent's memory. From the daily log you are given, write the facts worth
 remembering as Retain bullets, one per line, and nothing else:

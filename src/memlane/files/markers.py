@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .errors import MemlaneError
-from .markdown import parse
+from ..errors import MemlaneError
+from ..markdown import parse
 
 
 class BlockError(MemlaneError):

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from .config import MemorySearchSettings
-from .errors import MemlaneError
+from ..config import MemorySearchSettings
+from ..errors import MemlaneError
 from .workspace import MEMORY_DIRS
 
 log = logging.getLogger("memlane")

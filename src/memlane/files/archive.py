@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import MemlaneError, PathError
-from .facts.derive import day_of
-from .priors import ARCHIVE_PREFIX
-from .workspace import list_memory_files
+from ..errors import MemlaneError, PathError
+from ..facts.derive import day_of
+from ..index.workspace import list_memory_files
+from ..search.priors import ARCHIVE_PREFIX
 from .writer import workspace_lock
 
 ARCHIVE_DIR = ARCHIVE_PREFIX.rstrip("/")

@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import MemlaneError
-from .memory import Memory
+from ..errors import MemlaneError
+from ..memory import Memory
 
 DESCRIPTIONS = {
     "memory_search": (

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .markdown import Document, parse
+from ..markdown import Document, parse
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 

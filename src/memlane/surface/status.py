@@ -6,18 +6,18 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .ann import save_error
-from .batching import BatchRun
-from .config import AgentConfig
-from .embeddings import EmbeddingProvider, ProviderChoice
-from .embeddings.remote import BatchProvider
-from .errors import ProviderError
-from .facts.entities import entity_hints
-from .store import IndexStore, ServerVectorSearch
-from .sync import effective_chunking, embedding_key
+from ..config import AgentConfig
+from ..embeddings import EmbeddingProvider, ProviderChoice
+from ..embeddings.remote import BatchProvider
+from ..errors import ProviderError
+from ..facts.entities import entity_hints
+from ..index.batching import BatchRun
+from ..index.sync import effective_chunking, embedding_key
+from ..search.ann import save_error
+from ..store import IndexStore, ServerVectorSearch
 
 if TYPE_CHECKING:
-    from .background import Background
+    from ..index.background import Background
 
 
 def index_status(

@@ -18,13 +18,13 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .config import HybridSettings, QuerySettings, RerankSettings
-from .errors import ProviderError
+from ..config import HybridSettings, QuerySettings, RerankSettings
+from ..errors import ProviderError
+from ..store import IndexStore, StoredChunk
 from .feedback import feedback_hits
 from .keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
 from .priors import apply_priors
 from .rerank import Reranker, blend
-from .store import IndexStore, StoredChunk
 from .vectors import KeyScorer, SearchVectors, VectorScores
 
 T = TypeVar("T")

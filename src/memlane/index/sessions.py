@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import SessionDeltaSettings
+from ..embeddings import EmbeddingProvider
+from ..errors import PathError
+from ..store import ChunkRow, FileState, IndexStore
 from .chunking import chunk_markdown, whitespace_token_counter
-from .config import SessionDeltaSettings
-from .embeddings import EmbeddingProvider
-from .errors import PathError
-from .store import ChunkRow, FileState, IndexStore
 from .sync import ChunkPlan, SyncReport, chunk_rows, embed_into_cache, embedding_key, texts_to_embed
 
 PREFIX = "sessions/"

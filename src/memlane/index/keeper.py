@@ -16,15 +16,16 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..config import AgentConfig
+from ..embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from ..embeddings.remote import BatchProvider
+from ..errors import ProviderError
+from ..facts.entities import EntityDirectory
+from ..facts.recall import entity_directory
+from ..search.vectors import LiveVectors, SearchVectors, VectorIndex
+from ..store import FactFilter, IndexStore, StoredFact, open_store
 from .batching import BatchRun
-from .config import AgentConfig
-from .embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
-from .embeddings.remote import BatchProvider
-from .errors import ProviderError
-from .facts.entities import EntityDirectory
-from .facts.recall import entity_directory
 from .sessions import list_sessions, sync_sessions
-from .store import FactFilter, IndexStore, StoredFact, open_store
 from .sync import (
     PlanHook,
     Progress,
@@ -35,7 +36,6 @@ from .sync import (
     index_fingerprint,
     sync_workspace,
 )
-from .vectors import LiveVectors, SearchVectors, VectorIndex
 
 
 class IndexKeeper:

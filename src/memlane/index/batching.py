@@ -20,11 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .config import BatchSettings
-from .embeddings.base import Vectors
-from .embeddings.remote import BatchProvider, BatchStatus
-from .errors import ProviderError
-from .store import EmbeddingKey, IndexStore
+from ..config import BatchSettings
+from ..embeddings.base import Vectors
+from ..embeddings.remote import BatchProvider, BatchStatus
+from ..errors import ProviderError
+from ..store import EmbeddingKey, IndexStore
 
 FAILURE_LIMIT = 2
 

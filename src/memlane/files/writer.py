@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import memlane_home
-from .errors import MemlaneError, PathError
-from .markdown import Document, parse
+from ..config import memlane_home
+from ..errors import MemlaneError, PathError
+from ..index.workspace import resolve_memory_path, resolve_writable_path
+from ..markdown import Document, parse
 from .markers import set_block
-from .workspace import resolve_memory_path, resolve_writable_path
 
 MAX_NOTE_CHARS = 20_000
 

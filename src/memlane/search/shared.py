@@ -18,12 +18,12 @@ import threading
 import numpy as np
 import numpy.typing as npt
 
-from .config import MemorySearchSettings
-from .embeddings import EmbeddingProvider
-from .errors import IndexError_
-from .search import SearchResult, rank
-from .store import EmbeddingKey, IndexStore, open_store
-from .sync import embedding_key
+from ..config import MemorySearchSettings
+from ..embeddings import EmbeddingProvider
+from ..errors import IndexError_
+from ..index.sync import embedding_key
+from ..store import EmbeddingKey, IndexStore, open_store
+from .ranking import SearchResult, rank
 from .vectors import LiveVectors
 
 
@@ -40,7 +40,7 @@ class SharedIndexes:
         """The agents named by ``memorySearch.shared`` (``"*"``: every index beside this agent's), not itself."""
         shared = self._settings.shared
         if shared == "*" and self._settings.store.driver == "postgres":
-            from .store.postgres import agents_in
+            from ..store.postgres import agents_in
 
             names = agents_in(self._settings.store.database_url(), self._settings.store.schema_)
         elif shared == "*":

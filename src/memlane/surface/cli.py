@@ -13,14 +13,14 @@ from typing import Any
 
 import click
 
-from .errors import MemlaneError
-from .facts import RecallResponse
-from .memory import MAX_COUNT, Memory, open_memory
-from .search import SearchResponse
-from .sync import EmbedPlan
+from ..errors import MemlaneError
+from ..facts import RecallResponse
+from ..index.sync import EmbedPlan
+from ..memory import MAX_COUNT, Memory, open_memory
+from ..search.ranking import SearchResponse
 from .tools import tool_definitions
 
-DEMO_WORKSPACE = Path(__file__).with_name("demo")
+DEMO_WORKSPACE = Path(__file__).parent.parent / "demo"
 DEMO_QUERIES = ("which database did we pick and why?", "OPENAI_API_KEY", "周末的计划")
 DEMO_RECALL = "what does Dana prefer?"
 
@@ -458,8 +458,8 @@ def get(ctx: click.Context, path: str, from_line: int | None, lines: int | None)
 @click.pass_context
 def migrate(ctx: click.Context, driver: str, url: str, schema: str, replace: bool, as_json: bool) -> None:
     """Copy this agent's SQLite index to PostgreSQL at URL, embedding cache included (nothing is re-embedded)."""
-    from .config import resolve
-    from .store.migrate import migrate_to_postgres
+    from ..config import resolve
+    from ..store.migrate import migrate_to_postgres
 
     opts = ctx.obj
     try:

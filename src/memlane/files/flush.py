@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import AgentConfig
-from .errors import MemlaneError
+from ..config import AgentConfig
+from ..errors import MemlaneError
 from .writer import exclusive_lock
 
 STATE_FILE = "sessions.json"

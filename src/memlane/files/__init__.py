@@ -1,0 +1,1 @@
+"""Everything that writes Markdown or moves it: notes, generated blocks, the flush, backup, archive."""

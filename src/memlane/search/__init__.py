@@ -1,0 +1,1 @@
+"""Ranking: keyword and vector legs, priors, feedback, reranking, and the vector indexes."""

@@ -1,0 +1,1 @@
+"""The user-facing surfaces: the CLI, the agent tools, the MCP server, status and doctor."""
