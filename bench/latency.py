@@ -189,7 +189,8 @@ def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str
     embedded as the documents are (with the bench provider, hashed words: a real-model query has no neighbours
     among them)."""
     from memlane.index.sync import embedding_key
-    from memlane.search.vectors import LiveVectors, VectorIndex
+    from memlane.search.live import LiveVectors
+    from memlane.search.vectors import VectorIndex
 
     searched = mem._vector_index()
     if isinstance(searched, VectorIndex):

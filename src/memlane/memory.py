@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import config as config_mod
-from .config import schedule_seconds
+from .config import AgentConfig, schedule_seconds
+from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .errors import MemlaneError, PathError, ProviderError
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
@@ -36,10 +36,10 @@ from .reflect import ReflectReport, apply_changes, reflected_before
 from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .reflect.llm import LlmDrafter
+from .search.live import SearchVectors
 from .search.ranking import SearchResponse, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
-from .search.vectors import SearchVectors
 from .store import IndexStore
 from .surface.doctor import Check, diagnose_read_only
 from .surface.status import background_status, index_status
@@ -53,7 +53,7 @@ class Memory:
     def __init__(
         self,
         workspace: Path,
-        cfg: config_mod.AgentConfig,
+        cfg: AgentConfig,
         choice: ProviderChoice | None = None,
     ) -> None:
         self.workspace = workspace
@@ -551,7 +551,7 @@ def open_memory(
     if isinstance(provider, str):
         overrides = {**overrides, "provider": provider}
         provider = None
-    cfg = config_mod.resolve(config, agent, overrides or None)
+    cfg = resolve_config(config, agent, overrides or None)
     if workspace is not None:
         ws = Path(workspace).expanduser()
     elif cfg.workspace is not None:

@@ -22,7 +22,8 @@ from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import EntityDirectory
 from ..facts.recall import entity_directory
-from ..search.vectors import LiveVectors, SearchVectors, VectorIndex
+from ..search.live import LiveVectors, SearchVectors
+from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store
 from .batching import BatchRun
 from .sessions import list_sessions, sync_sessions

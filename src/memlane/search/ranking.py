@@ -23,9 +23,10 @@ from ..errors import ProviderError
 from ..store import IndexStore, StoredChunk
 from .feedback import feedback_hits
 from .keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
+from .live import SearchVectors
 from .priors import apply_priors
 from .rerank import Reranker, blend
-from .vectors import KeyScorer, SearchVectors, VectorScores
+from .vectors import KeyScorer, VectorScores
 
 T = TypeVar("T")
 SNIPPET_MAX_CHARS = 700

@@ -23,8 +23,8 @@ from ..embeddings import EmbeddingProvider
 from ..errors import IndexError_
 from ..index.sync import embedding_key
 from ..store import EmbeddingKey, IndexStore, open_store
+from .live import LiveVectors
 from .ranking import SearchResult, rank
-from .vectors import LiveVectors
 
 
 class SharedIndexes:

@@ -19,15 +19,14 @@ Writes happen inside :meth:`SQLiteStore.write`, in the same transaction as the f
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import IndexError_
 from .slices import in_slices
-
-if TYPE_CHECKING:
-    from .sqlite import SQLiteStore
 
 FACT_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS facts (
@@ -206,10 +205,17 @@ class FactFilter:
 
 
 class SQLiteFacts:
-    """Fact reads and writes over one :class:`SQLiteStore` (its connections and transactions)."""
+    """Fact reads and writes over one SQLite index, through its connections: ``writer`` gives the connection
+    of the open write (writes are called inside the store's ``write()``), ``reading`` this thread's reader.
+    It takes those two, not the store, so that the store can make it without a circle of imports."""
 
-    def __init__(self, store: SQLiteStore) -> None:
-        self._store = store
+    def __init__(
+        self,
+        writer: Callable[[], sqlite3.Connection],
+        reading: Callable[[], AbstractContextManager[sqlite3.Connection]],
+    ) -> None:
+        self._writer = writer
+        self._reading = reading
 
     # -- writes: call inside store.write()
     def replace_file(
@@ -221,7 +227,7 @@ class SQLiteFacts:
     ) -> None:
         """Make these the facts, problems and entity names of ``path``."""
         self.delete_file(path)
-        conn = self._store._conn
+        conn = self._writer()
         now = dt.datetime.now().timestamp()
         for f in facts:
             cur = conn.execute(
@@ -241,7 +247,7 @@ class SQLiteFacts:
         )
 
     def delete_file(self, path: str) -> None:
-        conn = self._store._conn
+        conn = self._writer()
         conn.execute("DELETE FROM fact_mentions WHERE fact IN (SELECT seq FROM facts WHERE path = ?)", (path,))
         conn.execute("DELETE FROM facts WHERE path = ?", (path,))
         conn.execute("DELETE FROM fact_problems WHERE path = ?", (path,))
@@ -249,7 +255,7 @@ class SQLiteFacts:
 
     # -- reads
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._store._reading() as conn:
+        with self._reading() as conn:
             return conn.execute(sql, params).fetchall()
 
     def counts(self) -> dict[str, int]:
@@ -276,7 +282,7 @@ class SQLiteFacts:
             "SELECT facts_fts.rowid, -bm25(facts_fts, 1.0, 0.7, 1.0) FROM facts_fts JOIN facts f "
             f"ON f.seq = facts_fts.rowid WHERE facts_fts MATCH ? AND {clause} ORDER BY rank LIMIT ?"
         )
-        with self._store._reading() as conn:
+        with self._reading() as conn:
             try:
                 rows = conn.execute(sql, (match, *params, limit)).fetchall()
             except Exception as exc:  # sqlite3.OperationalError: a malformed MATCH expression
@@ -302,7 +308,7 @@ class SQLiteFacts:
         ids = list(seqs)
         found: dict[int, StoredFact] = {}
         mentions: dict[int, list[tuple[str, str]]] = {}
-        with self._store._reading() as conn:
+        with self._reading() as conn:
             for part, marks in in_slices(ids):
                 for seq, norm, name in conn.execute(
                     f"SELECT fact, norm, name FROM fact_mentions WHERE fact IN ({marks})", part

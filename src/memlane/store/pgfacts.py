@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
 from .pgtext import fold
-
-if TYPE_CHECKING:
-    from .postgres import PostgresStore
 
 # ts_rank's weights for D, C, B, A: content (A) 1.0, context (B) 0.7.
 _RANK_WEIGHTS = "'{0.1, 0.2, 0.7, 1.0}'"
@@ -39,10 +36,36 @@ def filter_sql(where: FactFilter, alias: str, agent: str, schema: str) -> tuple[
     return (" AND ".join(parts) or "TRUE"), params
 
 
-class PostgresFacts:
-    """Fact reads and writes over one :class:`PostgresStore` (its connections and transactions)."""
+class FactHost(Protocol):
+    """What :class:`PostgresFacts` uses of the PostgreSQL store it belongs to (``postgres.PostgresStore``):
+    its schema and agent, the open write's connection and statements, reads, and BM25-style ranking.
+    A protocol here, not an import, so that the store can make its facts without a circle of imports."""
 
-    def __init__(self, store: PostgresStore) -> None:
+    schema: str
+    agent: str
+    _conn: Any
+    _written: int
+
+    def _x(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+
+    def _rows(self, sql: str, params: Sequence[Any] = (), binary: bool = False) -> list[Any]: ...
+
+    def ranked(
+        self,
+        table: str,
+        match: str,
+        limit: int,
+        where: str = "TRUE",
+        where_params: Sequence[Any] = (),
+        rank_weights: str | None = None,
+        prefix: str = "",
+    ) -> list[tuple[int, float]]: ...
+
+
+class PostgresFacts:
+    """Fact reads and writes over one PostgreSQL store (its connections and transactions)."""
+
+    def __init__(self, store: FactHost) -> None:
         self._store = store
 
     def _t(self, table: str) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, IndexError_
+from .pgfacts import PostgresFacts
 from .pgtext import MatchTerm, df_cap, fold, idf, parse_match
 from .sqlite import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, lines_from_chunks
 
@@ -315,8 +316,6 @@ class PostgresStore:
         self._doc_counts: dict[str, tuple[int, int]] = {}  # table -> (generation, rows)
         # Document frequencies of one generation: (table, columns, phrase) -> (count, the cap it was counted to)
         self._dfs: tuple[int, dict[tuple[str, str, tuple[str, ...], str], tuple[int, int]]] = (-1, {})
-        from .pgfacts import PostgresFacts
-
         self.facts = PostgresFacts(self)
         self._conn = self._connect()
         try:

@@ -313,7 +313,7 @@ class SQLiteStore:
         self.read_only: str | None = None  # why the index can only be read (its folder refuses writes)
         self.migrated: list[str] = []  # migrations applied on open
         self._immutable = False  # read-only connections assume no one writes the file (no locks, no -shm)
-        self.facts = SQLiteFacts(self)
+        self.facts = SQLiteFacts(lambda: self._conn, self._reading)
 
     @classmethod
     def open_shared(cls, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> SQLiteStore:
