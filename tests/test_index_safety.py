@@ -258,7 +258,7 @@ DSNS = [
 def test_redact_removes_the_password_of_every_form(
     dsn: str, kept: list[str], with_psycopg: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memlane.store import postgres
+    from memlane.store.postgres import connection as postgres
 
     if not with_psycopg:
         monkeypatch.setattr(postgres, "psycopg", None)  # the fallback parser, as without the extra
@@ -285,7 +285,7 @@ def test_redact_leaves_a_dsn_without_password_readable() -> None:
 )
 def test_a_failed_connect_never_prints_the_password(dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("psycopg")
-    from memlane.store import postgres
+    from memlane.store.postgres import connection as postgres
 
     monkeypatch.setattr(postgres, "CONNECT_RETRIES", 1)
     with pytest.raises(memlane.IndexError_, match="cannot connect to PostgreSQL") as err:

@@ -20,8 +20,8 @@ import memlane
 from conftest import FakeEmbedder, write
 from memlane.search.keywords import match_expression
 from memlane.search.vectors import ServerVectors, VectorIndex
-from memlane.store.pgtext import fold, parse_match
 from memlane.store.postgres import PostgresStore
+from memlane.store.postgres.text import fold, parse_match
 from memlane.surface.cli import cli
 
 
@@ -55,7 +55,7 @@ def _hits(mem: memlane.Memory, query: str) -> list[tuple[str, int, int]]:
 def test_migrate_copies_the_index_and_nothing_is_embedded_again(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("memlane.store.postgres.MARK_EVERY", 5)  # chunk vectors marked searched in slices
+    monkeypatch.setattr("memlane.store.postgres.connection.MARK_EVERY", 5)  # chunk vectors marked searched in slices
     ws = _chat_workspace(tmp_path)
     fake = FakeEmbedder()
     with memlane.open(ws, provider=fake, chunking={"keys": True}) as mem:
@@ -262,7 +262,7 @@ def test_the_write_that_crosses_ann_min_rows_builds_the_hnsw_index_and_marks_eve
 ) -> None:
     """Chunk vectors are marked searched a slice at a time within the write; the write that brings the
     agent past annMinRows builds the index, and later writes of that dimension count nothing again."""
-    monkeypatch.setattr("memlane.store.postgres.MARK_EVERY", 7)
+    monkeypatch.setattr("memlane.store.postgres.connection.MARK_EVERY", 7)
     ws = _chat_workspace(tmp_path, days=20)
     schema = f"m{uuid.uuid4().hex[:8]}"
     with memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, schema, annMinRows=10)) as mem:

@@ -19,8 +19,8 @@ from .sqlite import (
 
 if TYPE_CHECKING:
     from ..config import MemorySearchSettings
-    from .pgfacts import PostgresFacts
     from .postgres import PostgresStore
+    from .postgres.facts import PostgresFacts
 
 
 def open_store(settings: MemorySearchSettings, agent_id: str, shared: bool = False) -> IndexStore:

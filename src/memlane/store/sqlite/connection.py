@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import IndexError_
-from .facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
-from .slices import in_slices
+from ...errors import IndexError_
+from ..facts import FACT_DROP, FACT_SCHEMA, FACT_TABLES, SQLiteFacts
+from ..slices import in_slices
 
 # The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"

@@ -7,7 +7,7 @@ index, each with ``agent`` first in its primary key (no foreign keys: deletes na
 distribution column a Citus-style deployment
 shards on (docs/DESIGN.md §20). ``seq`` numbers come from one identity per table, so they only grow.
 
-- ``chunks`` / ``facts`` carry their ``tsvector`` (the ``memlane`` config, :mod:`.pgtext`) under a GIN index
+- ``chunks`` / ``facts`` carry their ``tsvector`` (the ``memlane`` config, :mod:`.text`) under a GIN index
   without a pending list (``fastupdate = off``): with one, a first index left thousands of rows that
   every search scanned one by one until a vacuum merged them (keyword p50 47 ms instead of 6 at 10k).
 - ``embedding_cache`` holds every vector once per agent as ``vector``; a chunk's vector is the entry with
@@ -38,10 +38,10 @@ from urllib.parse import unquote
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConfigError, IndexError_
-from .pgfacts import PostgresFacts
-from .pgtext import MatchTerm, df_cap, fold, idf, parse_match
-from .sqlite import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, lines_from_chunks
+from ...errors import ConfigError, IndexError_
+from ..sqlite import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, lines_from_chunks
+from .facts import PostgresFacts
+from .text import MatchTerm, df_cap, fold, idf, parse_match
 
 try:
     import psycopg

@@ -10,8 +10,8 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from .facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
-from .pgtext import fold
+from ..facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
+from .text import fold
 
 # ts_rank's weights for D, C, B, A: content (A) 1.0, context (B) 0.7.
 _RANK_WEIGHTS = "'{0.1, 0.2, 0.7, 1.0}'"
