@@ -139,8 +139,15 @@ def parse(text: str) -> Document:
             headings.append(Heading(start, end, int(tok.tag[1:]), " ".join(content.split())))
         elif tok.type in _CODE_TOKENS:
             closed = tok.type == "code_block" or _fence_closed(source, start, end, tok.markup)
+            if not closed and _blank_from(source, end):
+                end = len(source)  # a fence left open runs to the end: the blank lines after it are its own
             code.append(CodeBlock(start, end, closed))
     return Document(tuple(lines), tuple(headings), tuple(code), front)
+
+
+def _blank_from(source: list[str], at: int) -> bool:
+    """Whether every line from index ``at`` on is blank (stops at the first that is not: linear overall)."""
+    return all(not source[i].strip() for i in range(at, len(source)))
 
 
 def _fence_closed(source: list[str], start: int, end: int, markup: str) -> bool:
