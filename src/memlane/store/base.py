@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .facts import EntityName, FactFilter, FactRow, StoredFact
-from .sqlite import ChunkRow, EmbeddingKey, FileState, StoredChunk
+from .rows import ChunkRow, EmbeddingKey, FileState, StoredChunk
 
 
 class FactIndex(Protocol):

@@ -22,7 +22,8 @@ import numpy.typing as npt
 from ..errors import IndexError_
 from .base import IndexStore
 from .facts import EntityName, FactRow
-from .sqlite import INDEX_ID, ChunkRow, EmbeddingKey, FileState, SQLiteStore
+from .rows import ChunkRow, EmbeddingKey, FileState
+from .sqlite import INDEX_ID, SQLiteStore
 
 if TYPE_CHECKING:
     from ..config import MemorySearchSettings

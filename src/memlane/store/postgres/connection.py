@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...errors import ConfigError, IndexError_
-from ..sqlite import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, lines_from_chunks
+from ..rows import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, lines_from_chunks
 from .facts import PostgresFacts
 from .text import MatchTerm, df_cap, fold, idf, parse_match
 

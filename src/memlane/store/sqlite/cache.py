@@ -1,0 +1,110 @@
+"""The embedding cache of a SQLite index (every vector once, by text hash) and the vendor batch jobs in flight."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..rows import EmbeddingKey
+from ..slices import in_slices
+from .connection import SQLiteConnection
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _blob(vec: npt.NDArray[np.float32]) -> bytes:
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+class EmbeddingCache(SQLiteConnection):
+    """Vectors by text hash, least recently used pruned first, and the batch jobs that will add more."""
+
+    def cached_hashes(self, key: EmbeddingKey, hashes: Sequence[str]) -> set[str]:
+        """Which of ``hashes`` already have a vector for ``key`` (the vectors themselves are not read)."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(hashes))
+        with self._reading() as conn:
+            for part, marks in in_slices(unique):
+                rows = conn.execute(
+                    "SELECT hash FROM embedding_cache WHERE provider=? AND model=? AND provider_key=? "
+                    f"AND hash IN ({marks})",
+                    (key.provider, key.model, key.provider_key, *part),
+                ).fetchall()
+                found.update(h for (h,) in rows)
+        return found
+
+    def put_vectors(self, key: EmbeddingKey, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        """Store vectors by text hash; call inside :meth:`write`."""
+        now = _now_ms()
+        self._conn.executemany(
+            "INSERT INTO embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at) "
+            "VALUES(?,?,?,?,?,?,?) ON CONFLICT DO UPDATE SET updated_at=excluded.updated_at",
+            [
+                (key.provider, key.model, key.provider_key, h, _blob(v), int(v.shape[0]), now)
+                for h, v in vectors.items()
+            ],
+        )
+
+    def touch_vectors(self, key: EmbeddingKey, hashes: Sequence[str]) -> None:
+        """Mark cache entries as recently used (LRU); call inside :meth:`write`."""
+        now = _now_ms()
+        self._conn.executemany(
+            "UPDATE embedding_cache SET updated_at=? WHERE provider=? AND model=? AND provider_key=? AND hash=?",
+            [(now, key.provider, key.model, key.provider_key, h) for h in hashes],
+        )
+
+    def prune_cache(self, live: EmbeddingKey | None, max_entries: int) -> int:
+        """Drop least-recently-used entries beyond ``max_entries`` that no live chunk uses.
+
+        Call inside :meth:`write`. Returns how many were dropped.
+        """
+        params: list[Any] = []
+        live_clause = ""
+        if live is not None:
+            live_clause = (
+                "AND NOT (provider=? AND model=? AND provider_key=? "
+                "AND hash IN (SELECT hash FROM chunks UNION SELECT hash FROM chunk_keys UNION SELECT hash FROM facts))"
+            )
+            params = [live.provider, live.model, live.provider_key]
+        spare = self._conn.execute(f"SELECT count(*) FROM embedding_cache WHERE 1=1 {live_clause}", params).fetchone()[
+            0
+        ]
+        excess = spare - max_entries
+        if excess <= 0:
+            return 0
+        self._conn.execute(
+            "DELETE FROM embedding_cache WHERE (provider, model, provider_key, hash) IN "
+            "(SELECT provider, model, provider_key, hash FROM embedding_cache "
+            f"WHERE 1=1 {live_clause} ORDER BY updated_at LIMIT ?)",
+            [*params, excess],
+        )
+        return int(excess)
+
+    def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None:
+        """Remember a submitted job and the text hashes it embeds; call inside :meth:`write`."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO batch_jobs(job_id, provider, model, provider_key, hashes, created_at) "
+            "VALUES(?,?,?,?,?,?)",
+            (job_id, key.provider, key.model, key.provider_key, json.dumps(list(hashes)), _now_ms()),
+        )
+
+    def batch_jobs(self, key: EmbeddingKey) -> dict[str, list[str]]:
+        """Uncollected jobs of ``key``: job id -> text hashes, oldest first."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT job_id, hashes FROM batch_jobs WHERE provider=? AND model=? AND provider_key=? "
+                "ORDER BY created_at",
+                (key.provider, key.model, key.provider_key),
+            ).fetchall()
+        return {job: json.loads(hashes) for job, hashes in rows}
+
+    def drop_batch_job(self, job_id: str) -> None:
+        """Forget a job; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM batch_jobs WHERE job_id = ?", (job_id,))

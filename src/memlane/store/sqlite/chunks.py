@@ -1,0 +1,161 @@
+"""The files and chunks of a SQLite index: what was indexed, the chunks' text, and keyword search over it."""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+
+from ...errors import IndexError_
+from ..facts import FACT_DROP, FACT_SCHEMA
+from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks
+from ..slices import in_slices
+from .connection import SQLiteConnection
+from .schema import CHUNK_SCHEMA, FTS_TOKENIZER, INDEX_ID
+
+# Per connection, in TEMP: a scratch table that tokenizes query terms, its tokens, and the chunks' vocabulary.
+_QUERY_VOCAB = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5(text, tokenize='{FTS_TOKENIZER}')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_token_list USING fts5vocab(temp, query_tokens, 'instance')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab USING fts5vocab(main, chunks_fts, 'row')",
+)
+
+
+class ChunkTables(SQLiteConnection):
+    """Files, chunks and the chunks' word indexes."""
+
+    def file_states(self) -> dict[str, FileState]:
+        with self._reading() as conn:
+            rows = conn.execute("SELECT path, hash, mtime, size, source FROM files").fetchall()
+        return {p: FileState(h, m, s, src) for p, h, m, s, src in rows}
+
+    def indexed_state(self, path: str) -> FileState | None:
+        """What the index records for ``path`` as this write transaction sees it; call inside :meth:`write`."""
+        row = self._conn.execute("SELECT hash, mtime, size, source FROM files WHERE path = ?", (path,)).fetchone()
+        return FileState(*row) if row else None
+
+    def set_file_state(self, path: str, state: FileState) -> None:
+        """Record a file as indexed; call inside :meth:`write`."""
+        self._conn.execute(
+            "INSERT INTO files(path, source, hash, mtime, size) VALUES(?,?,?,?,?) "
+            "ON CONFLICT(path) DO UPDATE SET source=excluded.source, hash=excluded.hash, "
+            "mtime=excluded.mtime, size=excluded.size",
+            (path, state.source, state.hash, state.mtime, state.size),
+        )
+
+    def replace_chunks(self, path: str, rows: Sequence[ChunkRow], model: str) -> None:
+        """Make ``rows`` the chunks of ``path``; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self.add_chunks(rows, model)
+
+    def add_chunks(self, rows: Sequence[ChunkRow], model: str) -> None:
+        """Add chunks, keeping those already there (a transcript's new tail); call inside :meth:`write`."""
+        now = int(time.time() * 1000)
+        for r in rows:
+            cur = self._conn.execute(
+                "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (r.id, r.path, r.source, r.start_line, r.end_line, r.hash, model, r.text, r.cjk, now),
+            )
+            if r.keys:
+                self._conn.executemany(
+                    "INSERT INTO chunk_keys(chunk_seq, hash, assistant) VALUES(?, ?, ?)",
+                    [(cur.lastrowid, h, int(a)) for h, _, a in r.keys],
+                )
+            self._conn.execute(
+                "INSERT INTO chunks_said_fts(rowid, text, cjk) VALUES(?, ?, ?)", (cur.lastrowid, r.said, r.said_cjk)
+            )
+
+    def delete_file(self, path: str) -> None:
+        """Forget a file, its chunks and its facts; call inside :meth:`write`."""
+        self._conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self._conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.facts.delete_file(path)
+
+    def reset(self) -> None:
+        """Empty files, chunks, facts and the word indexes; call inside :meth:`write` (so it is atomic).
+
+        Bumps ``epoch``: chunk numbers start again after a reset, so readers must reload all vectors; and
+        gives the index a new identity, so nothing derived from the old one (ann.py's graph) is taken for it.
+        """
+        self.bump_epoch()
+        self._set_meta(INDEX_ID, secrets.token_hex(16))
+        self._conn.execute("DELETE FROM files")
+        # Dropping and recreating is much faster than deleting row by row through the FTS triggers.
+        for stmt in (
+            "DROP TRIGGER chunks_ai",
+            "DROP TRIGGER chunks_ad",
+            "DROP TABLE chunks_fts",
+            "DROP TABLE chunks",
+            "DROP TABLE chunk_keys",
+            "DROP TABLE chunks_said_fts",
+        ):
+            self._conn.execute(stmt)
+        for stmt in FACT_DROP:
+            self._conn.execute(stmt)
+        for stmt in CHUNK_SCHEMA + FACT_SCHEMA:
+            self._conn.execute(stmt)
+
+    def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:
+        ids = list(seqs)
+        found: dict[int, StoredChunk] = {}
+        with self._reading() as conn:
+            for part, marks in in_slices(ids):
+                rows = conn.execute(
+                    f"SELECT seq, id, path, source, start_line, end_line, text FROM chunks WHERE seq IN ({marks})",
+                    part,
+                ).fetchall()
+                found.update((r[0], StoredChunk(*r)) for r in rows)
+        return found
+
+    def last_line(self, path: str) -> int:
+        """The last line of ``path`` that a chunk covers (0 if none)."""
+        with self._reading() as conn:
+            row = conn.execute("SELECT max(end_line) FROM chunks WHERE path = ?", (path,)).fetchone()
+        return int(row[0] or 0)
+
+    def lines_of(self, path: str, start: int, end: int) -> list[str]:
+        """Lines ``start..end`` of an indexed file, rebuilt from its chunks ('' where none covers a line)."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT start_line, end_line, text FROM chunks WHERE path = ? AND end_line >= ? AND start_line <= ? "
+                "ORDER BY start_line, seq",
+                (path, start, end),
+            ).fetchall()
+        return lines_from_chunks(rows, start, end)
+
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(chunks indexed, {term: chunks containing it}) for query terms, read off the FTS vocabulary.
+
+        Each term goes through FTS5's own tokenizer (a scratch table in this connection's TEMP schema), so
+        "projects" is looked up as the stem "project"; a term of several tokens ("well-being") counts as its
+        rarest token, an upper bound of the phrase."""
+        with self._reading() as conn:
+            for ddl in _QUERY_VOCAB:
+                conn.execute(ddl)
+            conn.execute("DELETE FROM temp.query_tokens")
+            conn.executemany("INSERT INTO temp.query_tokens(rowid, text) VALUES(?, ?)", enumerate(terms, 1))
+            tokens: dict[int, list[str]] = {}
+            for doc, token in conn.execute("SELECT doc, term FROM temp.query_token_list"):
+                tokens.setdefault(int(doc), []).append(token)
+            unique = sorted({t for ts in tokens.values() for t in ts})
+            counts: dict[str, int] = {}
+            for part, marks in in_slices(unique):
+                counts.update(conn.execute(f"SELECT term, doc FROM temp.chunk_vocab WHERE term IN ({marks})", part))
+            (total,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(total), {
+            term: min((counts.get(t, 0) for t in tokens.get(i, [])), default=0) for i, term in enumerate(terms, 1)
+        }
+
+    def keyword_search(self, match: str, limit: int, said: bool = False) -> list[tuple[int, float]]:
+        """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression; ``said``: matched in the
+        chunks' text in anyone's words but an assistant's (keys.said_text) instead of their whole text."""
+        fts = "chunks_said_fts" if said else "chunks_fts"
+        sql = f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT ?"
+        with self._reading() as conn:
+            try:
+                rows = conn.execute(sql, (match, limit)).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
+        return [(int(seq), float(score)) for seq, score in rows]
