@@ -258,11 +258,11 @@ DSNS = [
 def test_redact_removes_the_password_of_every_form(
     dsn: str, kept: list[str], with_psycopg: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memlane.store.postgres import connection as postgres
+    from memlane.store.postgres import dsn as printable
 
     if not with_psycopg:
-        monkeypatch.setattr(postgres, "psycopg", None)  # the fallback parser, as without the extra
-    shown = postgres.redact(dsn)
+        monkeypatch.setattr(printable, "psycopg", None)  # the fallback parser, as without the extra
+    shown = printable.redact(dsn)
     assert "s3cr" not in shown and "***" in shown, shown
     assert all(k in shown for k in kept), shown
 
@@ -285,11 +285,11 @@ def test_redact_leaves_a_dsn_without_password_readable() -> None:
 )
 def test_a_failed_connect_never_prints_the_password(dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("psycopg")
-    from memlane.store.postgres import connection as postgres
+    from memlane.store.postgres import PostgresStore, connection
 
-    monkeypatch.setattr(postgres, "CONNECT_RETRIES", 1)
+    monkeypatch.setattr(connection, "CONNECT_RETRIES", 1)
     with pytest.raises(memlane.IndexError_, match="cannot connect to PostgreSQL") as err:
-        postgres.PostgresStore(dsn, "main")
+        PostgresStore(dsn, "main")
     assert "s3cr" not in str(err.value) and "127.0.0.1" in str(err.value)
 
 
