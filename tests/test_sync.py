@@ -204,6 +204,47 @@ def test_cache_is_pruned_lru_but_keeps_live_vectors(workspace: Path, fake: FakeE
         assert mem.search("completely new text", min_score=0).mode == "hybrid"
 
 
+def test_a_prune_keeps_what_the_index_uses_and_drops_the_oldest_spare_entries_first(
+    workspace: Path, fake: FakeEmbedder
+) -> None:
+    """Pruning has one definition for both drivers (store/dialect.py): the live key's vectors of chunks, keys
+    and facts stay; every other entry is spare, and the spare beyond the limit go least recently used first."""
+    import time
+
+    import numpy as np
+
+    from memlane.index.sync import embedding_key
+    from memlane.store import EmbeddingKey
+
+    write(
+        workspace,
+        "memory/2026-02-01.md",
+        "# chat\n\n- user: the kiln at the studio reaches 1200 degrees\n- assistant: that is stoneware range\n"
+        "- user: my next glaze firing is on Friday\n\n## Retain\n- W @Ana: Ana fires stoneware in the studio kiln.\n",
+    )
+    with open_mem(workspace, fake, chunking={"keys": True}) as mem:
+        mem.sync()
+        store, live = mem.store, embedding_key(fake)
+        used = mem.status()["cacheEntries"]
+        assert store.counts()["chunk_keys"] > 0 and mem.status()["facts"]["facts"] > 0  # all three kinds of use
+        other = EmbeddingKey("other", "model-2", "k")
+        unit = np.ones(fake.dims, dtype=np.float32) / np.sqrt(fake.dims)
+        spare = [(live, "no-longer-indexed")] + [(other, f"old{i}") for i in range(5)]
+        for key, text_hash in spare:  # one write each, oldest first
+            with store.write(changes_index=False):
+                store.put_vectors(key, {text_hash: unit})
+            time.sleep(0.01)
+        with store.write(changes_index=False):
+            dropped = store.prune_cache(live, 2)
+        assert dropped == 4
+        assert store.cached_hashes(other, [f"old{i}" for i in range(5)]) == {"old3", "old4"}
+        assert store.cached_hashes(live, ["no-longer-indexed"]) == set()
+        assert mem.status()["cacheEntries"] == used + 2
+        with store.write(changes_index=False):
+            assert store.prune_cache(live, 2) == 0
+            assert store.prune_cache(None, 0) == used + 2  # no live key: every entry is spare
+
+
 def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeEmbedder) -> None:
     import numpy as np
 

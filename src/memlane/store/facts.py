@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import IndexError_
+from .dialect import SQLITE, Dialect
 from .slices import in_slices
 
 FACT_SCHEMA = [
@@ -178,26 +179,10 @@ class FactFilter:
     until: dt.date | None = None
     norms: tuple[str, ...] | None = None  # facts mentioning any of these entity keys
 
-    def sql(self, alias: str = "f") -> tuple[str, list[Any]]:
-        """A WHERE clause (``1=1`` when empty) over ``facts AS alias`` and its parameters. A fact's time is
-        its event range when it names one, else its day; a fact with neither fails any time bound."""
-        parts: list[str] = []
-        params: list[Any] = []
-        if self.kinds:
-            parts.append(f"{alias}.kind IN ({','.join('?' * len(self.kinds))})")
-            params.extend(self.kinds)
-        if self.since is not None:
-            parts.append(f"COALESCE({alias}.t_end, {alias}.day) >= ?")
-            params.append(self.since.isoformat())
-        if self.until is not None:
-            parts.append(f"COALESCE({alias}.t_start, {alias}.day) <= ?")
-            params.append(self.until.isoformat())
-        if self.norms is not None:
-            parts.append(
-                f"{alias}.seq IN (SELECT fact FROM fact_mentions WHERE norm IN ({','.join('?' * len(self.norms))}))"
-            )
-            params.extend(self.norms)
-        return (" AND ".join(parts) or "1=1"), params
+    def sql(self, alias: str = "f", dialect: Dialect = SQLITE) -> tuple[str, list[Any]]:
+        """A WHERE clause (``1=1`` when empty) over ``facts AS alias`` and its parameters, in either driver's
+        SQL: :meth:`Dialect.fact_filter` says what passes."""
+        return dialect.fact_filter(alias, self.kinds, self.since, self.until, self.norms)
 
     @property
     def empty(self) -> bool:

@@ -31,8 +31,8 @@ class PostgresStore(ChunkTables, KeywordSearch, VectorTables, EmbeddingCache):
         ann_min_rows: int = ANN_MIN_ROWS,
         shared: bool = False,
     ) -> None:
-        self.facts = PostgresFacts(self)
         super().__init__(url, agent, schema, busy_timeout_ms, ann_min_rows, shared)
+        self.facts = PostgresFacts(self)
 
 
 __all__ = ["PostgresStore", "agents_in", "redact", "scrub"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..dialect import postgres, prune_cache
 from ..rows import EmbeddingKey
 from .connection import PostgresConnection, now_ms
 
@@ -54,27 +54,7 @@ class EmbeddingCache(PostgresConnection):
             )
 
     def prune_cache(self, live: EmbeddingKey | None, max_entries: int) -> int:
-        params: list[Any] = [self.agent]
-        live_clause = ""
-        if live is not None:
-            live_clause = (
-                "AND NOT (provider = %s AND model = %s AND provider_key = %s AND hash IN ("
-                f"SELECT hash FROM {self._t('chunks')} WHERE agent = %s UNION "
-                f"SELECT hash FROM {self._t('chunk_keys')} WHERE agent = %s UNION "
-                f"SELECT hash FROM {self._t('facts')} WHERE agent = %s))"
-            )
-            params += [live.provider, live.model, live.provider_key, self.agent, self.agent, self.agent]
-        cache = self._t("embedding_cache")
-        spare = self._x(f"SELECT count(*) FROM {cache} WHERE agent = %s {live_clause}", params).fetchone()[0]
-        excess = int(spare) - max_entries
-        if excess <= 0:
-            return 0
-        self._x(
-            f"DELETE FROM {cache} WHERE (agent, provider, model, provider_key, hash) IN (SELECT agent, provider, "
-            f"model, provider_key, hash FROM {cache} WHERE agent = %s {live_clause} ORDER BY updated_at LIMIT %s)",
-            [*params, excess],
-        )
-        return excess
+        return prune_cache(postgres(self.schema, self.agent), self._x, live, max_entries)
 
     def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None:
         self._x(

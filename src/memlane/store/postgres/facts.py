@@ -10,30 +10,12 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from ..dialect import postgres
 from ..facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
 from .text import fold
 
 # ts_rank's weights for D, C, B, A: content (A) 1.0, context (B) 0.7.
 _RANK_WEIGHTS = "'{0.1, 0.2, 0.7, 1.0}'"
-
-
-def filter_sql(where: FactFilter, alias: str, agent: str, schema: str) -> tuple[str, list[Any]]:
-    """PostgreSQL's rendering of :meth:`FactFilter.sql` (``TRUE`` when empty)."""
-    parts: list[str] = []
-    params: list[Any] = []
-    if where.kinds:
-        parts.append(f"{alias}.kind = ANY(%s)")
-        params.append(list(where.kinds))
-    if where.since is not None:
-        parts.append(f"COALESCE({alias}.t_end, {alias}.day) >= %s")
-        params.append(where.since.isoformat())
-    if where.until is not None:
-        parts.append(f"COALESCE({alias}.t_start, {alias}.day) <= %s")
-        params.append(where.until.isoformat())
-    if where.norms is not None:
-        parts.append(f"{alias}.seq IN (SELECT fact FROM {schema}.fact_mentions WHERE agent = %s AND norm = ANY(%s))")
-        params += [agent, list(where.norms)]
-    return (" AND ".join(parts) or "TRUE"), params
 
 
 class FactHost(Protocol):
@@ -67,6 +49,7 @@ class PostgresFacts:
 
     def __init__(self, store: FactHost) -> None:
         self._store = store
+        self._dialect = postgres(store.schema, store.agent)
 
     def _t(self, table: str) -> str:
         return f"{self._store.schema}.{table}"
@@ -154,11 +137,11 @@ class PostgresFacts:
         ]
 
     def keyword_search(self, match: str, limit: int, where: FactFilter | None = None) -> list[tuple[int, float]]:
-        clause, params = filter_sql(where or FactFilter(), "t", self._agent, self._store.schema)
+        clause, params = (where or FactFilter()).sql("t", self._dialect)
         return self._store.ranked("facts", match, limit, clause, params, rank_weights=_RANK_WEIGHTS)
 
     def seqs(self, where: FactFilter) -> list[int]:
-        clause, params = filter_sql(where, "f", self._agent, self._store.schema)
+        clause, params = where.sql("f", self._dialect)
         return [
             r[0]
             for r in self._rows(

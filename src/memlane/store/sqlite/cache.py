@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..dialect import SQLITE, prune_cache
 from ..rows import EmbeddingKey
 from ..slices import in_slices
 from .connection import SQLiteConnection
@@ -61,31 +61,9 @@ class EmbeddingCache(SQLiteConnection):
         )
 
     def prune_cache(self, live: EmbeddingKey | None, max_entries: int) -> int:
-        """Drop least-recently-used entries beyond ``max_entries`` that no live chunk uses.
-
-        Call inside :meth:`write`. Returns how many were dropped.
-        """
-        params: list[Any] = []
-        live_clause = ""
-        if live is not None:
-            live_clause = (
-                "AND NOT (provider=? AND model=? AND provider_key=? "
-                "AND hash IN (SELECT hash FROM chunks UNION SELECT hash FROM chunk_keys UNION SELECT hash FROM facts))"
-            )
-            params = [live.provider, live.model, live.provider_key]
-        spare = self._conn.execute(f"SELECT count(*) FROM embedding_cache WHERE 1=1 {live_clause}", params).fetchone()[
-            0
-        ]
-        excess = spare - max_entries
-        if excess <= 0:
-            return 0
-        self._conn.execute(
-            "DELETE FROM embedding_cache WHERE (provider, model, provider_key, hash) IN "
-            "(SELECT provider, model, provider_key, hash FROM embedding_cache "
-            f"WHERE 1=1 {live_clause} ORDER BY updated_at LIMIT ?)",
-            [*params, excess],
-        )
-        return int(excess)
+        """Drop least-recently-used entries beyond ``max_entries`` that no live chunk uses
+        (:func:`~memlane.store.dialect.prune_cache` says which); call inside :meth:`write`. Returns how many."""
+        return prune_cache(SQLITE, self._conn.execute, live, max_entries)
 
     def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None:
         """Remember a submitted job and the text hashes it embeds; call inside :meth:`write`."""
