@@ -113,7 +113,7 @@ class VectorSettings(_Model):
 
 class StoreSettings(_Model):
     # "sqlite": one file per agent (the default); "postgres": every agent in one PostgreSQL database
-    # (pip install 'memlane[postgres]'; store/postgres.py).
+    # (pip install 'memlane[postgres]'; store/postgres/).
     driver: Literal["sqlite", "postgres"] = "sqlite"
     path: str | None = None  # default: $MEMLANE_HOME/memory/{agentId}.sqlite
     # PostgreSQL: a libpq URL (postgresql://user:pass@host/db); unset: $MEMLANE_DATABASE_URL.

@@ -1,15 +1,14 @@
 """The store seam: what sync, search, recall and status need of an index, whatever database holds it.
 
 :class:`IndexStore` is every operation the rest of memlane calls; :class:`FactIndex` is its fact tables
-(``store.facts``). :class:`~memlane.store.sqlite.SQLiteStore` is the one implementation today; the
-modules above the store are typed against these protocols only, so a second driver (PostgreSQL, issue
-10) plugs in at :func:`memlane.store.open_store` without touching them. mypy checks that SQLiteStore
-satisfies both (``store/__init__.py``).
+(``store.facts``). :class:`~memlane.store.sqlite.SQLiteStore` and :class:`~memlane.store.postgres.PostgresStore`
+implement both; the modules above the store are typed against these protocols only, and pick a driver at
+:func:`memlane.store.open_store`. mypy checks that both drivers satisfy both (``store/__init__.py``).
 
-Two parts still speak SQLite's dialect and would be translated by another driver:
+Two parts of the seam are written in SQLite's terms and translated by the PostgreSQL driver:
 ``keyword_search`` takes the FTS5 expression :func:`memlane.search.keywords.match_expression` builds (an OR of
-column-scoped quoted phrases, nothing else), and :class:`~memlane.store.facts.FactFilter` renders its own
-WHERE clause.
+column-scoped quoted phrases, nothing else; :mod:`memlane.store.postgres.text` reads it back), and
+:class:`~memlane.store.facts.FactFilter` renders its WHERE clause in either driver's SQL (:mod:`.dialect`).
 """
 
 from __future__ import annotations
