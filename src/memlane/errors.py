@@ -14,6 +14,13 @@ turn them into ``{"error": ...}`` payloads.
 from __future__ import annotations
 
 
+def quoted(value: object, width: int = 40, keep: int = 30) -> str:
+    """A user's ``value`` for an error line: its repr, or when longer than ``width`` characters its first
+    ``keep`` and how long it was (a pasted file must not become a thousand-line message)."""
+    text = str(value)
+    return repr(value) if len(text) <= width else f"{text[:keep]!r}... ({len(text)} characters)"
+
+
 class MemlaneError(Exception):
     """Base class for every error memlane raises on purpose."""
 

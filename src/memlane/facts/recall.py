@@ -372,6 +372,8 @@ def _latest_covered(store: IndexStore, query: str, today: dt.date, asked: QueryT
     lag = dt.timedelta(days=REPORT_LAG_DAYS)
     if store.facts.in_window(asked.window.start, asked.window.end + lag, 1):
         return asked, ""
+    if not store.facts.in_window(dt.date.min, asked.window.start, 1):
+        return asked, ""  # no older fact to move to: one query, not one a year (a memory without facts)
     for back in range(1, YEARS_BACK + 1):
         year = today.year - back
         base = today.replace(year=year, day=28) if (today.month, today.day) == (2, 29) else today.replace(year=year)

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from ..errors import quoted
+
 Prefer = Literal["past", "nearest"]
 Relation = Literal["in", "since", "until", "before", "after", "around"]
 
@@ -492,16 +494,10 @@ def parse_bound(value: str, now: dt.date, end: bool = False) -> dt.date:
         digits, unit = m.group(1).lstrip("0") or "0", m.group(2)[0].lower()
         days = {"d": 1, "w": 7, "m": 30, "y": 365}[unit] * int(digits) if len(digits) <= 7 else None
         if days is None or days >= (now - dt.date.min).days:  # 99999999d: before year 1, where datetime.date ends
-            raise ValueError(f"{_shown(value)} reaches back before the year 1: give a smaller number or a date")
+            raise ValueError(f"{quoted(value.strip())} reaches back before the year 1: give a smaller number or a date")
         return now - dt.timedelta(days=days)
     mentions = find_times(value if not value.strip().isdigit() else f"in {value.strip()}", now, "past")
     if len(mentions) == 1 and mentions[0].text.strip() and len(mentions[0].text) >= len(value.strip()) - 3:
         rng = mentions[0].range
         return rng.end if end else rng.start
-    raise ValueError(f"cannot read {_shown(value)} as a date: use 30d, 2w, 6m, 1y, YYYY-MM-DD, YYYY-MM or YYYY")
-
-
-def _shown(value: str) -> str:
-    """``value`` for an error line: quoted, and cut when long."""
-    value = value.strip()
-    return repr(value) if len(value) <= 40 else f"{value[:30]!r}... ({len(value)} characters)"
+    raise ValueError(f"cannot read {quoted(value.strip())} as a date: use 30d, 2w, 6m, 1y, YYYY-MM-DD, YYYY-MM or YYYY")

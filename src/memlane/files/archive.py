@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..errors import MemlaneError, PathError
+from ..errors import MemlaneError, PathError, quoted
 from ..facts.derive import day_of
 from ..index.workspace import list_memory_files
 from ..search.priors import ARCHIVE_PREFIX
@@ -43,7 +43,7 @@ class Move:
 def archive_days(value: int | str) -> int:
     """``90``, ``"90"`` or ``"90d"`` -> 90 (0 to :data:`MAX_DAYS`); anything else is a clear error."""
     text = str(value).strip().lower().removesuffix("d")
-    shown = repr(value) if len(str(value)) <= 24 else f"{str(value)[:20]!r}... ({len(str(value))} characters)"
+    shown = quoted(value, 24, 20)
     # ASCII digits only: str.isdigit() also takes "²", which int() then refuses with a traceback
     if not re.fullmatch(r"[0-9]+", text):
         raise MemlaneError(f"--older-than takes a number of days such as 90 or 90d, got {shown}")

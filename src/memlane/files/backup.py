@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..config import GitBackupSettings
 from ..errors import MemlaneError
-from ..index.workspace import is_memory_path, list_memory_files
+from ..index.workspace import MEMORY_DIRS, ROOT_FILES, is_memory_path, list_memory_files
 from .writer import workspace_lock
 
 MESSAGE = "Daily backup: {day}"
@@ -120,7 +120,7 @@ class _Scope:
     def __init__(self, workspace: Path, root: Path, check: bool = True) -> None:
         self.root, self.check = root, check
         self.prefix = workspace.relative_to(root).as_posix()
-        self.folders = [self.in_repo(p) for p in ("MEMORY.md", "memory.md", "memory", "bank")]
+        self.folders = [self.in_repo(p) for p in (*ROOT_FILES, *MEMORY_DIRS)]
         self.present = {self.in_repo(f.path) for f in list_memory_files(workspace)}
         index = set(_git(["ls-files", "-z", "--", *self.folders], root, check).stdout.split("\0"))
         head: set[str] = set()

@@ -165,7 +165,7 @@ class AnnVectors:
             "key": [self.key.provider, self.key.model, self.key.provider_key],
             "dims": self.dims,
         }
-        tmp = graph
+        tmp: Path | None = None  # the file being written when a write fails
         try:
             with contextlib.suppress(OSError):
                 meta.unlink()  # first: a graph half replaced is never loaded with the description of the last
@@ -180,7 +180,7 @@ class AnnVectors:
         except (OSError, RuntimeError) as exc:  # usearch reports a file it cannot write as RuntimeError
             with contextlib.suppress(OSError):
                 meta.unlink()  # a graph without its description is never loaded
-            if tmp.is_file():
+            if tmp is not None and tmp.is_file():
                 with contextlib.suppress(OSError):
                     tmp.unlink()
             self._save_failed(graph, exc)

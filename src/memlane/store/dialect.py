@@ -99,18 +99,14 @@ def prune_cache(
     ``max_entries`` go, least recently used (``updated_at``) first. ``live`` None: every entry is spare.
     """
     mark, cache = dialect.mark, dialect.table("embedding_cache")
-    conditions, params = dialect.mine()
+    mine, agent = dialect.mine()
+    conditions, params = list(mine), list(agent)
     if live is not None:
-        used: list[str] = []
-        used_params: list[Any] = []
-        for table in ("chunks", "chunk_keys", "facts"):
-            mine, agent = dialect.mine()
-            used.append(f"SELECT hash FROM {dialect.table(table)}" + "".join(f" WHERE {c}" for c in mine))
-            used_params += agent
-        conditions.append(
-            f"NOT (provider = {mark} AND model = {mark} AND provider_key = {mark} AND hash IN ({' UNION '.join(used)}))"
-        )
-        params += [live.provider, live.model, live.provider_key, *used_params]
+        tables = ("chunks", "chunk_keys", "facts")
+        only_mine = "".join(f" WHERE {c}" for c in mine)
+        used = " UNION ".join(f"SELECT hash FROM {dialect.table(t)}{only_mine}" for t in tables)
+        conditions.append(f"NOT (provider = {mark} AND model = {mark} AND provider_key = {mark} AND hash IN ({used}))")
+        params += [live.provider, live.model, live.provider_key, *agent * len(tables)]
     spare_rows = " AND ".join(conditions) or "1=1"
     (spare,) = execute(f"SELECT count(*) FROM {cache} WHERE {spare_rows}", params).fetchone()
     excess = int(spare) - max_entries

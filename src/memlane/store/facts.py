@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import IndexError_
 from .dialect import SQLITE, Dialect
+from .rows import now_ms
 from .slices import in_slices
 
 FACT_SCHEMA = [
@@ -213,12 +214,12 @@ class SQLiteFacts:
         """Make these the facts, problems and entity names of ``path``."""
         self.delete_file(path)
         conn = self._writer()
-        now = dt.datetime.now().timestamp()
+        now = now_ms()
         for f in facts:
             cur = conn.execute(
                 "INSERT INTO facts(id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, "
                 "hash, context, anchors, cjk, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*f.values(), int(now * 1000)),
+                (*f.values(), now),
             )
             if f.mentions:
                 conn.executemany(

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+
+def now_ms() -> int:
+    """A row's ``updated_at``: milliseconds since the epoch."""
+    return int(time.time() * 1000)
+
 
 # How long a write waits for another writer of the same index (memorySearch.store.busyTimeoutMs).
 BUSY_TIMEOUT_MS = 30_000

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..dialect import postgres, prune_cache
-from ..rows import EmbeddingKey
-from .connection import PostgresConnection, now_ms
+from ..dialect import prune_cache
+from ..rows import EmbeddingKey, now_ms
+from .connection import PostgresConnection
 
 
 class EmbeddingCache(PostgresConnection):
@@ -54,7 +54,7 @@ class EmbeddingCache(PostgresConnection):
             )
 
     def prune_cache(self, live: EmbeddingKey | None, max_entries: int) -> int:
-        return prune_cache(postgres(self.schema, self.agent), self._x, live, max_entries)
+        return prune_cache(self.dialect, self._x, live, max_entries)
 
     def add_batch_job(self, key: EmbeddingKey, job_id: str, hashes: Sequence[str]) -> None:
         self._x(

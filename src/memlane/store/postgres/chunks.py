@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks
-from .connection import PostgresConnection, now_ms
+from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks, now_ms
+from .connection import PostgresConnection
 from .text import fold
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigError, IndexError_
+from ..dialect import postgres
 from ..rows import BUSY_TIMEOUT_MS
 from .dsn import redact, scrub
 from .schema import PG_SCHEMA_VERSION, SCHEMA_NAME, ddl
@@ -55,10 +56,6 @@ CONNECT_RETRIES = 3
 ANALYZE_AFTER_ROWS = 500
 MARK_EVERY = 20_000  # hashes a write marks searched at a time (a first index of 1M chunks would hold them all)
 T = TypeVar("T")
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class PostgresConnection:
@@ -85,6 +82,7 @@ class PostgresConnection:
         self.url = url
         self.agent = agent
         self.schema = schema
+        self.dialect = postgres(schema, agent)  # how this store's SQL names tables and its rows (dialect.py)
         self.busy_timeout_ms = busy_timeout_ms
         self.ann_min_rows = ann_min_rows
         self.path = Path(f"postgresql/{schema}/{agent}")  # no file: a name for messages
@@ -164,7 +162,7 @@ class PostgresConnection:
         return self._read(lambda c: c.execute(sql, params, binary=binary).fetchall())
 
     def _t(self, table: str) -> str:
-        return f"{self.schema}.{table}"
+        return self.dialect.table(table)
 
     def _init_schema(self) -> None:
         with self._lock, self._conn.transaction():

@@ -10,8 +10,9 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from ..dialect import postgres
+from ..dialect import Dialect
 from ..facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
+from ..rows import now_ms
 from .text import fold
 
 # ts_rank's weights for D, C, B, A: content (A) 1.0, context (B) 0.7.
@@ -25,6 +26,7 @@ class FactHost(Protocol):
 
     schema: str
     agent: str
+    dialect: Dialect
     _conn: Any
     _written: int
 
@@ -49,10 +51,9 @@ class PostgresFacts:
 
     def __init__(self, store: FactHost) -> None:
         self._store = store
-        self._dialect = postgres(store.schema, store.agent)
 
     def _t(self, table: str) -> str:
-        return f"{self._store.schema}.{table}"
+        return self._store.dialect.table(table)
 
     @property
     def _agent(self) -> str:
@@ -68,7 +69,7 @@ class PostgresFacts:
     ) -> None:
         self.delete_file(path)
         conn = self._store._conn
-        now = int(dt.datetime.now().timestamp() * 1000)
+        now = now_ms()
         cfg = f"{self._store.schema}.memlane"
         mentions: list[tuple[Any, ...]] = []
         for f in facts:
@@ -137,11 +138,11 @@ class PostgresFacts:
         ]
 
     def keyword_search(self, match: str, limit: int, where: FactFilter | None = None) -> list[tuple[int, float]]:
-        clause, params = (where or FactFilter()).sql("t", self._dialect)
+        clause, params = (where or FactFilter()).sql("t", self._store.dialect)
         return self._store.ranked("facts", match, limit, clause, params, rank_weights=_RANK_WEIGHTS)
 
     def seqs(self, where: FactFilter) -> list[int]:
-        clause, params = where.sql("f", self._dialect)
+        clause, params = where.sql("f", self._store.dialect)
         return [
             r[0]
             for r in self._rows(

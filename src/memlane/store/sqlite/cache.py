@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from ..dialect import SQLITE, prune_cache
-from ..rows import EmbeddingKey
+from ..rows import EmbeddingKey, now_ms
 from ..slices import in_slices
 from .connection import SQLiteConnection
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _blob(vec: npt.NDArray[np.float32]) -> bytes:
@@ -42,7 +37,7 @@ class EmbeddingCache(SQLiteConnection):
 
     def put_vectors(self, key: EmbeddingKey, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
         """Store vectors by text hash; call inside :meth:`write`."""
-        now = _now_ms()
+        now = now_ms()
         self._conn.executemany(
             "INSERT INTO embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at) "
             "VALUES(?,?,?,?,?,?,?) ON CONFLICT DO UPDATE SET updated_at=excluded.updated_at",
@@ -54,7 +49,7 @@ class EmbeddingCache(SQLiteConnection):
 
     def touch_vectors(self, key: EmbeddingKey, hashes: Sequence[str]) -> None:
         """Mark cache entries as recently used (LRU); call inside :meth:`write`."""
-        now = _now_ms()
+        now = now_ms()
         self._conn.executemany(
             "UPDATE embedding_cache SET updated_at=? WHERE provider=? AND model=? AND provider_key=? AND hash=?",
             [(now, key.provider, key.model, key.provider_key, h) for h in hashes],
@@ -70,7 +65,7 @@ class EmbeddingCache(SQLiteConnection):
         self._conn.execute(
             "INSERT OR REPLACE INTO batch_jobs(job_id, provider, model, provider_key, hashes, created_at) "
             "VALUES(?,?,?,?,?,?)",
-            (job_id, key.provider, key.model, key.provider_key, json.dumps(list(hashes)), _now_ms()),
+            (job_id, key.provider, key.model, key.provider_key, json.dumps(list(hashes)), now_ms()),
         )
 
     def batch_jobs(self, key: EmbeddingKey) -> dict[str, list[str]]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-import time
 from collections.abc import Iterable, Sequence
 
 from ...errors import IndexError_
 from ..facts import FACT_DROP, FACT_SCHEMA
-from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks
+from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks, now_ms
 from ..slices import in_slices
 from .connection import SQLiteConnection
 from .schema import CHUNK_SCHEMA, FTS_TOKENIZER, INDEX_ID
@@ -51,7 +50,7 @@ class ChunkTables(SQLiteConnection):
 
     def add_chunks(self, rows: Sequence[ChunkRow], model: str) -> None:
         """Add chunks, keeping those already there (a transcript's new tail); call inside :meth:`write`."""
-        now = int(time.time() * 1000)
+        now = now_ms()
         for r in rows:
             cur = self._conn.execute(
                 "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, cjk, updated_at) "
