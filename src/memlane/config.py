@@ -434,6 +434,25 @@ class LlmSettings(_Model):
     max_retries: int = Field(3, ge=0)
 
 
+def _patterns(value: list[str]) -> list[str]:
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {pattern!r} ({exc})") from None
+    return value
+
+
+class CaptureSettings(_Model):
+    """``memlane capture``: conversation turns -> a session section with Retain bullets in the daily log."""
+
+    llm: bool = False  # draft each capture batch with one call to the `llm` endpoint instead of the offline rules
+    exclude: Annotated[list[str], AfterValidator(_patterns)] = Field(default_factory=list)  # a matching turn is skipped
+    user_name: str = Field("User", min_length=1, max_length=60)  # who "I" is in an unnamed user's turns
+    # a drafted fact whose vector is this close to a fact memory holds about the same entity is a restatement
+    duplicate_cosine: float = Field(0.9, gt=0, le=1)
+
+
 class CompactionSettings(_Model):
     reserve_tokens_floor: int = Field(20_000, ge=0)
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
@@ -447,6 +466,7 @@ class _AgentEntry(_Model):
     compaction: dict[str, Any] | None = None
     core: dict[str, Any] | None = None
     reflect: dict[str, Any] | None = None
+    capture: dict[str, Any] | None = None
     llm: dict[str, Any] | None = None
     backup: dict[str, Any] | None = None
     mcp: dict[str, Any] | None = None
@@ -459,6 +479,7 @@ class _AgentDefaults(_Model):
     compaction: dict[str, Any] | None = None
     core: dict[str, Any] | None = None
     reflect: dict[str, Any] | None = None
+    capture: dict[str, Any] | None = None
     llm: dict[str, Any] | None = None
     backup: dict[str, Any] | None = None
     mcp: dict[str, Any] | None = None
@@ -498,6 +519,7 @@ class AgentConfig(BaseModel):
     core: CoreSettings = CoreSettings()
     reflect: ReflectSettings = ReflectSettings()
     llm: LlmSettings = LlmSettings()
+    capture: CaptureSettings = CaptureSettings()
     backup: BackupSettings = BackupSettings()
     mcp: McpSettings = McpSettings()
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
@@ -598,6 +620,7 @@ def resolve(
     core = _section(CoreSettings, "core", parsed.agents.defaults.core, entry.core if entry else None)
     reflect = _section(ReflectSettings, "reflect", parsed.agents.defaults.reflect, entry.reflect if entry else None)
     llm = _section(LlmSettings, "llm", parsed.agents.defaults.llm, entry.llm if entry else None)
+    capture = _section(CaptureSettings, "capture", parsed.agents.defaults.capture, entry.capture if entry else None)
     backup = _section(BackupSettings, "backup", parsed.agents.defaults.backup, entry.backup if entry else None)
     mcp = _section(McpSettings, "mcp", parsed.agents.defaults.mcp, entry.mcp if entry else None)
     access = (entry.workspace_access if entry else None) or parsed.agents.defaults.workspace_access
@@ -610,6 +633,7 @@ def resolve(
         core=core,
         reflect=reflect,
         llm=llm,
+        capture=capture,
         backup=backup,
         mcp=mcp,
         providers=dict(parsed.models.providers),

@@ -17,7 +17,7 @@ from ..markdown import parse
 from ..search.keywords import STOPWORDS, cjk_terms
 from ..store import EntityName, FactRow
 from .entities import is_entity_page, parse_entity_page
-from .retain import RetainFact, parse_retain, retain_sections
+from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
 from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
@@ -49,9 +49,10 @@ def day_of(path: str) -> dt.date | None:
 def fact_key(fact: RetainFact, names: list[str]) -> str:
     """The text a fact is embedded as: its content, led by the entities it is about when the content
     does not name them (``- B @warelay: I fixed ...`` is about warelay)."""
-    lowered = fact.content.casefold()
+    content = PROVENANCE.sub("", fact.content) or fact.content
+    lowered = content.casefold()
     missing = [n for n in names if n.casefold() not in lowered]
-    return f"{', '.join(missing)}: {fact.content}" if missing else fact.content
+    return f"{', '.join(missing)}: {content}" if missing else content
 
 
 def derive_file(path: str, text: str) -> FileFacts:

@@ -35,6 +35,9 @@ _BARE_BULLET = re.compile(r"^ {0,3}[-*+][ \t]*$")
 _PREFIX = re.compile(r"^(?P<kind>[A-Za-z])(?:\((?P<args>[^)\n]*)\))?(?=[\s:@]|$)")
 _CONFIDENCE = re.compile(r"^\s*c\s*[=:]\s*(?P<value>[^\s,;]+)\s*$", re.IGNORECASE)
 # A mention starts a word (so an e-mail address is not one) and ends on a letter or digit ("@Peter." -> Peter).
+# A captured bullet ends with its provenance, whose words and when: "... (Peter, 14:05)" (memlane.capture).
+# It is not part of what the fact says: left out of its embedded text and of what makes two facts the same.
+PROVENANCE = re.compile(r"\s*\((?P<who>[^()\n]{1,60}), (?P<at>\d{1,2}:\d{2})\)\s*$")
 MENTION = re.compile(r"(?<![\w@])@(?:\[(?P<bracket>[^\]\n]+)\]|(?P<word>\w(?:[\w.-]*\w)?))")
 
 

@@ -228,8 +228,8 @@ def _rewrite(
                 before = b""
             old_text = before.decode("utf-8", errors="surrogateescape")
             new_text, first, last = change(old_text)
-            if new_text == old_text and target.exists():
-                return WriteResult(rel, first, last)  # nothing to change: the file is not touched
+            if new_text == old_text:
+                return WriteResult(rel, first, last)  # nothing to change: the file is not touched (nor made)
             check_core_size(rel, old_text, new_text, max_core_chars)
             tmp = ""
             try:
@@ -400,3 +400,9 @@ def _loose(text: str) -> str:
 def _lines_of(target: Path, result: WriteResult) -> str:
     lines = target.read_text(encoding="utf-8", errors="replace").split("\n")
     return "\n".join(lines[result.start_line - 1 : max(result.end_line, result.start_line)])
+
+
+def edit_file(workspace: Path, rel: str, change: Callable[[str], tuple[str, int, int]]) -> WriteResult:
+    """Apply ``change`` (old text -> new text, first and last line it changed) to memory file ``rel``
+    (created if missing) under its locks, atomically; redone on an editor's save in between."""
+    return _rewrite(workspace, resolve_writable_path(workspace, rel), change)

@@ -29,6 +29,7 @@ from ..facts.timeparse import TimeMention, find_times
 from ..files.writer import insert_text
 from ..index.workspace import list_memory_files, read_lines, resolve_memory_path
 from ..markdown import parse
+from ..search.keywords import STOPWORDS
 
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # list markers
 _TAG = re.compile(r"^\[[^\]]{1,20}\]\s*")  # "[D1:3]" turn ids, "[14:05]" times
@@ -92,9 +93,14 @@ def normalized(text: str) -> str:
     return " ".join(re.findall(r"\w+", body.casefold()))
 
 
-def draft_log(text: str, day: dt.date | None, known: Iterable[str] = ()) -> list[Draft]:
+def draft_log(
+    text: str, day: dt.date | None, known: Iterable[str] = (), speakers: Iterable[str] = (), whole: bool = False
+) -> list[Draft]:
     """Retain bullets for the log ``text`` (of ``day``), not counting what its Retain sections hold.
-    ``known``: entity names to recognise (pages, aliases, names the index already has)."""
+    ``known``: entity names to recognise (pages, aliases, names the index already has); ``speakers``:
+    labels that name a speaker even when they read as a role ("User: ..." from a captured conversation);
+    ``whole``: a line's other statements join its first fact (capture: a turn's bullet says what it said)."""
+    people = {normalize_name(s) for s in speakers}
     doc = parse(text)
     skip = doc.in_code()  # code, the Retain sections' own bullets and headings are never drafted from
     for s, e in retain_sections(doc):
@@ -111,16 +117,58 @@ def draft_log(text: str, day: dt.date | None, known: Iterable[str] = ()) -> list
         line = _IMAGE.sub("", _TAG.sub("", _LEAD.sub("", raw)).strip())
         speaker = None
         m = _SPEAKER.match(line)
-        if m and normalize_name(m.group("name")) not in _NON_PEOPLE:
+        if m and (normalize_name(m.group("name")) not in _NON_PEOPLE or normalize_name(m.group("name")) in people):
             speaker, line = m.group("name"), m.group("text")
         elif m:
             line = m.group("text")
+        mine: list[Draft] = []
+        rest: list[str] = []
         for sentence in _SENTENCE.split(line):
             d = _draft_sentence(sentence.strip(), speaker, day, names, i + 1)
             if d is not None and normalized(d.content) not in seen:
                 seen.add(normalized(d.content))
-                drafts.append(d)
+                mine.append(d)
+            elif d is None and whole and _informative(sentence):
+                rest.append(_self_contained(sentence.strip(), speaker, find_times(sentence, day)))
+        if mine and rest:  # the turn's other statements go with its first fact: one bullet says what it said
+            first = mine[0]
+            content = " ".join([first.content, *rest])
+            mine[0] = Draft(first.kind, content, _entities(content, speaker, names), first.line, first.confidence)
+        elif rest and speaker is not None and _specific(" ".join(rest)) and normalized(" ".join(rest)) not in seen:
+            # what a speaker states, though no rule named it: a world fact in their words
+            content = " ".join(rest)
+            seen.add(normalized(content))
+            mine.append(Draft("world", content, _entities(content, speaker, names), i + 1))
+        drafts.extend(mine)
     return drafts
+
+
+_SOCIAL = re.compile(
+    r"^(?:wow|whoa|aw+|oh|hey|hi|hello|bye|thanks|thank you|thx|congrats|congratulations|good to (?:see|hear)|"
+    r"great to (?:see|hear)|nice to|talk (?:to you )?(?:soon|later)|see you|take care|have a (?:good|great|nice)|"
+    r"(?:that|it)(?:'s| is| was| sounds| looks) (?:so |really |very |super )?"
+    r"(?:cool|great|awesome|amazing|nice|lovely|wonderful|fantastic|incredible|beautiful|fun|good))\b",
+    re.IGNORECASE,
+)
+
+
+def _informative(sentence: str) -> bool:
+    """A statement worth keeping beside a fact of the same turn: not a question or a pleasantry, and at
+    least two content words among four or more."""
+    s = sentence.strip()
+    if len(s.split()) < 4 or s.endswith("?") or _SOCIAL.match(s):
+        return False
+    return len([w for w in re.findall(r"[^\W\d_]{3,}", s.lower()) if w not in STOPWORDS]) >= 2
+
+
+def _specific(text: str) -> bool:
+    """Names something: a capitalised word past a sentence's start, or a number (a date, a count, a price)."""
+    if re.search(r"\d", text):
+        return True
+    return any(
+        m.start() > 0 and m.group(1).split()[0] not in _NOT_NAMES and not _SENTENCE_END.search(text[: m.start()])
+        for m in _CAPITALISED.finditer(text)
+    )
 
 
 def _draft_sentence(s: str, speaker: str | None, day: dt.date | None, names: dict[str, str], line: int) -> Draft | None:
@@ -151,6 +199,7 @@ def _self_contained(s: str, speaker: str | None, times: Sequence[TimeMention]) -
         if t.relative:
             out = f"{out[: t.end]} ({t.range}){out[t.end :]}"
     if speaker:
+        out = _THIRD_PERSON.sub(lambda m: f"{speaker} {m.group(1) or ''}{_third(m.group(2))}", out)
         for pattern, repl in (
             (r"\bI'm\b", f"{speaker} is"),
             (r"\bI've\b", f"{speaker} has"),
@@ -168,6 +217,27 @@ def _self_contained(s: str, speaker: str | None, times: Sequence[TimeMention]) -
     return out
 
 
+# "I love ..." -> "Peter loves ...": the common verbs a speaker says of themselves, in the present tense.
+_VERBS = (
+    "love|like|hate|prefer|enjoy|want|need|think|feel|know|believe|live|work|use|go|do|have|plan|hope|wish|miss|"
+    "own|play|read|write|run|teach|study|try|watch|cook|paint|drive|walk|visit|volunteer|collect|listen|care|mean"
+)
+_THIRD_PERSON = re.compile(rf"\bI ((?:really|usually|also|still|often|always|never|just|actually) )?({_VERBS})\b")
+
+
+_SENTENCE_END = re.compile(r"[.!?…][\"'”)]*\s*$")
+
+
+def _third(verb: str) -> str:
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 def _entities(content: str, speaker: str | None, names: dict[str, str]) -> tuple[str, ...]:
     found: dict[str, str] = {}
     if speaker:
@@ -176,7 +246,8 @@ def _entities(content: str, speaker: str | None, names: dict[str, str]) -> tuple
         phrase, key = m.group(1), normalize_name(m.group(1))
         if key in names:
             found.setdefault(key, names[key])
-        elif phrase.split()[0] not in _NOT_NAMES and m.start() > 0:  # a sentence's first word proves nothing
+        elif phrase.split()[0] not in _NOT_NAMES and m.start() > 0 and not _SENTENCE_END.search(content[: m.start()]):
+            # a sentence's first word proves nothing
             found.setdefault(key, phrase)
     for key, name in names.items():  # known names written in lower case ("warelay")
         if key not in found and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", content, re.IGNORECASE):

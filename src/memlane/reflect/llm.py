@@ -52,12 +52,12 @@ class LlmDrafter:
     def close(self) -> None:
         self.client.close()
 
-    def draft(self, text: str, day: dt.date | None, known: Sequence[str]) -> list[Draft]:
+    def draft(self, text: str, day: dt.date | None, known: Sequence[str], system: str = SYSTEM_PROMPT) -> list[Draft]:
         user = f"Day: {day.isoformat() if day else 'undated'}\nKnown entities: {', '.join(known) or 'none'}\n\n{text}"
         body = {
             "model": self.model,
             "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}],
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         }
         answer = self.client.request("POST", "chat/completions", kind="chat.completions", json_body=body)
         return self._read(answer)
