@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-OPS = ("sync", "reindex", "remember", "replace", "insert", "reflect")
+OPS = ("sync", "reindex", "remember", "replace", "insert", "reflect", "capture")
 NOTE = "A note written during the kill test."
 
 
@@ -53,7 +53,51 @@ def child(op: str, workspace: str) -> None:
             mem.insert("memory/2026-01-05.md", "- inserted by the kill test", heading="Kill test")
         elif op == "reflect":
             mem.reflect(since="3650d")
+        elif op == "capture":
+            mem.capture_transcript(transcript_of(Path(workspace)), "jsonl")
         print(f"done {time.perf_counter() - started:.4f}", flush=True)
+
+
+def transcript_of(workspace: Path) -> Path:
+    return workspace.parent / "kill-transcript.jsonl"
+
+
+def talk(workspace: Path, n: int) -> None:
+    """Thirty more turns of a conversation over two days, each with one fact of its own (pet{n}-{k})."""
+    import json
+
+    with transcript_of(workspace).open("a") as f:
+        for k in range(30):
+            day = 10 + k % 2
+            text = f"I adopted a cat named pet{n}x{k} from the shelter in Graz."
+            stamp = f"2026-02-{day}T{9 + k // 4:02d}:{k % 60:02d}:00"
+            f.write(json.dumps({"role": "user", "content": text, "timestamp": stamp}) + "\n")
+
+
+def captured_once(workspace: Path) -> list[str]:
+    """What is wrong with the captured pets once a capture has run to its end: each turn's fact is in
+    the logs exactly once, and every section is whole."""
+    import re
+
+    from memlane.facts.retain import parse_retain
+
+    problems = []
+    said = re.findall(r"pet\d+x\d+", transcript_of(workspace).read_text())
+    found: dict[str, int] = {}
+    for path, data in _files(workspace).items():
+        text = data.decode()
+        if "memlane:capture" not in text:
+            continue
+        facts, bad = parse_retain(text)
+        problems += [f"capture: {path}: {p.message}" for p in bad]
+        if text.count("<!-- memlane:capture session=") != text.count("## Session "):
+            problems.append(f"capture: {path} has a section without its marker or a marker without its heading")
+        for f in facts:
+            for pet in re.findall(r"pet\d+x\d+", f.content):
+                found[pet] = found.get(pet, 0) + 1
+    problems += [f"capture: {pet} was lost" for pet in said if pet not in found]
+    problems += [f"capture: {pet} was written {n} times" for pet, n in found.items() if n != 1]
+    return problems
 
 
 def _files(workspace: Path) -> dict[str, bytes]:
@@ -74,6 +118,13 @@ def _allowed(op: str, path: str, before: bytes | None, after: bytes, today: str)
         return text == old.replace("kill test count: ", "kill test count: I", 1)
     if op == "insert" and path == "memory/2026-01-05.md":
         return text.startswith(old.rstrip("\n")) and text.rstrip().endswith("- inserted by the kill test")
+    if op == "capture" and path.startswith("memory/2026-02-1"):
+        from memlane.facts.retain import parse_retain
+
+        old_facts = {f.content for f in parse_retain(old)[0]}
+        new_facts, bad = parse_retain(text)
+        whole = text.count("<!-- memlane:capture session=") == text.count("## Session ")
+        return not bad and whole and old_facts <= {f.content for f in new_facts}
     if op == "reflect" and path.startswith("bank/"):
         from memlane.files.markers import find_block
 
@@ -165,6 +216,8 @@ def run_kills(workspace: Path, kills: int, seed: int = 1, max_delay: float = 0.1
         op = min(OPS, key=lambda o: (counts[o], rng.random()))
         if op in ("sync", "reflect"):
             _edit(workspace, attempts)  # new facts: the sync has files to re-index, reflect pages to update
+        if op == "capture":
+            talk(workspace, attempts)  # new turns: the capture has facts to write
         before = _files(workspace)
         proc = subprocess.Popen(
             [sys.executable, __file__, op, str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -188,6 +241,11 @@ def run_kills(workspace: Path, kills: int, seed: int = 1, max_delay: float = 0.1
             finished[op] += 1
             window[op] = 1.2 * max([float(w) for w in out.split()[1:2]] or [window[op]])
         problems += check_after_kill(op, workspace, before, scratch)
+    if "capture" in OPS and transcript_of(workspace).exists():  # after the kills, a capture run to its end
+        done = subprocess.run([sys.executable, __file__, "capture", str(workspace)], capture_output=True, text=True)
+        if done.returncode != 0:
+            problems.append(f"capture: the last capture failed: {done.stderr[-500:]}")
+        problems += captured_once(workspace)
     return {
         "kills": counts,
         "finished_before_the_kill": finished,

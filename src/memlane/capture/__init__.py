@@ -1,0 +1,45 @@
+"""Capture: an agent that just talks still remembers (spec 003's "Mnemonic" direction).
+
+Conversation turns become a section per session in the daily log of their date, with a short digest
+and ``## Retain`` bullets a person can read and edit, each saying whose words it came from. Offline
+by default; one LLM call per capture batch when ``capture.llm`` is set. ``Memory.capture`` and
+``Memory.capture_transcript`` wire it; :class:`Capturer` is the stage's one entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import MemlaneError, quoted
+from .formats import EXPORTS, FORMATS, detect_format, read_record
+from .pipeline import Capturer, CaptureReport
+from .state import locked_state
+from .turns import ROLES, Turn
+
+__all__ = ["EXPORTS", "FORMATS", "CaptureReport", "Capturer", "Turn", "detect_format", "locked_state", "parse_turns"]
+
+
+def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
+    """Turns given by a caller (``{role, content, timestamp?, name?}`` objects, or :class:`Turn`), checked:
+    a turn without a role or content is a clear error naming it, not a silent skip."""
+    out: list[Turn] = []
+    for n, item in enumerate(items, 1):
+        if isinstance(item, Turn):
+            out.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise MemlaneError(f"turn {n}: expected an object with role and content, got {type(item).__name__}")
+        role, content = item.get("role"), item.get("content")
+        if role not in ROLES:
+            raise MemlaneError(
+                f"turn {n}: 'role' must be 'user' or 'assistant', got {quoted(role)} "
+                "(tool output and system text are never captured: leave them out)"
+            )
+        if not isinstance(content, str | list):
+            raise MemlaneError(f"turn {n}: 'content' must be a string or a list of text blocks")
+        stamp = item.get("timestamp")
+        if stamp is not None and not isinstance(stamp, str | int | float):
+            raise MemlaneError(f"turn {n}: 'timestamp' must be an ISO 8601 string or epoch seconds")
+        out.extend(read_record("jsonl", dict(item)).turns)
+    return out

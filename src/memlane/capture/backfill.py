@@ -1,0 +1,98 @@
+"""Backfill: the history a user already has, captured as if it had been captured live.
+
+``memlane import claude-code|codex|openclaw PATH`` captures every transcript under a folder (or one file);
+``memlane import chatgpt|claude-ai PATH`` every conversation of a vendor's export (its zip, folder or
+``conversations.json``). Each turn is dated by its own timestamp, so it lands in the log of the day it was
+said. An interrupted import resumes where it stopped: transcripts by their read offsets, conversations by
+the turns capture has already seen (a conversation captured before costs a hash per turn).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MemlaneError
+from .formats import EXPORTS, FORMATS, Conversation, read_export, transcript_files
+from .pipeline import CaptureReport
+from .turns import Turn
+
+KINDS = ("claude-code", "codex", "openclaw", "chatgpt", "claude-ai")
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    """One unit of an import: a transcript file, or one conversation of an export."""
+
+    name: str
+    path: Path | None = None  # a transcript
+    conversation: Conversation | None = None
+    turns: int = 0  # known up front for an export's conversation, 0 for a transcript
+
+
+def plan_import(kind: str, path: Path, since: dt.date | None = None) -> Iterator[ImportItem]:
+    """What an import of ``path`` as ``kind`` will capture, oldest first. ``since``: leave out transcripts
+    last written before that day, and conversations whose last turn is before it."""
+    if kind not in KINDS:
+        raise MemlaneError(f"unknown import kind {kind!r}; one of {', '.join(KINDS)}")
+    if not path.exists():
+        raise MemlaneError(f"nothing to import at {path}")
+    if kind in FORMATS:
+        for f in transcript_files(kind, path):
+            if since is not None and dt.date.fromtimestamp(f.stat().st_mtime) < since:
+                continue
+            yield ImportItem(f.name, path=f)
+        return
+    assert kind in EXPORTS
+    for conv in read_export(kind, path):
+        if since is not None and not _said_since(conv.turns, since, conv.started):
+            continue
+        yield ImportItem(conv.title or conv.id, conversation=conv, turns=len(conv.turns))
+
+
+def _said_since(turns: list[Turn], since: dt.date, started: dt.datetime | None) -> bool:
+    stamps = [t.timestamp for t in turns if t.timestamp is not None]
+    last = max(stamps) if stamps else started
+    return last is None or last.date() >= since
+
+
+def run_import(
+    kind: str,
+    items: list[ImportItem],
+    capture: Callable[[list[Turn], str], CaptureReport],
+    transcript: Callable[[Path, str], CaptureReport],
+    progress: Callable[[ImportItem, CaptureReport], None] | None = None,
+) -> CaptureReport:
+    """Capture each item (``capture(turns, session)`` for a conversation, ``transcript(path, format)`` for a
+    file) and add up the reports."""
+    total = CaptureReport()
+    for item in items:
+        if item.path is not None:
+            report = transcript(item.path, kind)
+        else:
+            assert item.conversation is not None
+            report = capture(item.conversation.turns, f"{kind}-{item.conversation.id}")
+        _add(total, report)
+        if progress is not None:
+            progress(item, report)
+    return total
+
+
+def _add(total: CaptureReport, report: CaptureReport) -> None:
+    for name in (
+        "turns_read",
+        "turns_seen_before",
+        "turns_excluded",
+        "facts_drafted",
+        "facts_written",
+        "skipped_as_known",
+        "secrets_redacted",
+        "digest_lines",
+        "unreadable_lines",
+    ):
+        setattr(total, name, getattr(total, name) + getattr(report, name))
+    total.seconds += report.seconds
+    total.sections += report.sections
+    total.notes += report.notes

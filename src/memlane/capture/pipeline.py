@@ -1,0 +1,291 @@
+"""The capture stage: turns -> cleaned turns -> drafts -> new facts -> a session section per day.
+
+1. Turns seen before (by hash, per session) are skipped: a hook that fires twice writes nothing twice.
+2. Only user and assistant text is read (the readers already dropped tool calls, tool results and
+   thinking); a turn matching ``capture.exclude`` is skipped; secrets are redacted before anything
+   else sees the text (:mod:`memlane.capture.secrets`).
+3. The turns are grouped by their local date (their timestamp, else ``now``) and drafted per day:
+   the offline rules (:mod:`memlane.capture.digest`), or one LLM call per day of the batch.
+4. A draft memory already holds (same words, or a near-duplicate vector about the same entity) is a
+   restatement: counted, not written.
+5. Each day's part is merged into that day's log through the writer (lock, atomic, refused outside
+   the workspace); the section's own bullets are checked again there, under the lock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..config import CaptureSettings
+from ..errors import MemlaneError
+from ..files.writer import edit_file
+from ..reflect.extract import Draft
+from .digest import Drafted, corrections, digest, draft_turns
+from .formats import FORMATS, detect_format, read_record
+from .secrets import redact
+from .section import SessionPart, merge
+from .state import HEAD_BYTES, CaptureState, FileMark, head_hash, turn_hash
+from .turns import ROLES, Turn
+
+DEFAULT_SESSION = "conversation"
+DETECT_RECORDS = 20  # records read from a transcript's start to tell its format
+
+# For each draft: the source of the fact memory already holds ("memory/2026-05-01.md#L12"), or None.
+KnownFacts = Callable[[Sequence[Draft]], list[str | None]]
+
+
+class TurnDrafter(Protocol):
+    """Drafts the facts of one day of a batch (the LLM drafter); one call per day of a capture."""
+
+    def draft_turns(self, turns: Sequence[Turn], day: dt.date, known: Sequence[str]) -> list[Drafted]: ...
+
+
+@dataclass
+class CaptureReport:
+    turns_read: int = 0
+    turns_seen_before: int = 0
+    turns_excluded: int = 0
+    facts_drafted: int = 0
+    facts_written: int = 0
+    skipped_as_known: int = 0
+    secrets_redacted: int = 0
+    digest_lines: int = 0
+    unreadable_lines: int = 0
+    seconds: float = 0.0
+    sections: list[dict[str, Any]] = field(default_factory=list)  # {path, session, startLine, endLine}
+    written: list[dict[str, Any]] = field(default_factory=list)  # {path, line, bullet, turn}
+    restated: list[dict[str, Any]] = field(default_factory=list)  # {fact, known}
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turnsRead": self.turns_read,
+            "turnsSeenBefore": self.turns_seen_before,
+            "turnsExcluded": self.turns_excluded,
+            "factsDrafted": self.facts_drafted,
+            "factsWritten": self.facts_written,
+            "skippedAsKnown": self.skipped_as_known,
+            "secretsRedacted": self.secrets_redacted,
+            "digestLines": self.digest_lines,
+            "unreadableLines": self.unreadable_lines,
+            "seconds": round(self.seconds, 3),
+            "sections": self.sections,
+            "written": self.written,
+            "restated": self.restated,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class Capturer:
+    """One agent's capture: where it writes, what it knows, and its state. Made by ``Memory.capture``."""
+
+    workspace: Path
+    settings: CaptureSettings
+    state: CaptureState
+    names: Sequence[str] = ()  # entity names memory knows
+    known: KnownFacts | None = None
+    llm: TurnDrafter | None = None
+
+    def capture(self, turns: Sequence[Turn], session: str | None, now: dt.datetime, offset: int = 0) -> CaptureReport:
+        """Capture ``turns`` of ``session``; ``offset`` numbers them in the report (their place in a file)."""
+        started = time.perf_counter()
+        report = CaptureReport()
+        self._capture(list(turns), session or DEFAULT_SESSION, now, report, offset)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _capture(self, turns: list[Turn], session: str, now: dt.datetime, report: CaptureReport, offset: int) -> None:
+        seen = self.state.seen(session)
+        excludes = [re.compile(p) for p in self.settings.exclude]
+        fresh: list[tuple[int, Turn]] = []
+        hashes: list[str] = []
+        for i, t in enumerate(turns):
+            report.turns_read += 1
+            h = turn_hash(t)
+            if h in seen:
+                report.turns_seen_before += 1
+                continue
+            seen.add(h)
+            hashes.append(h)
+            if t.role not in ROLES or not t.content.strip():
+                continue
+            if any(p.search(t.content) for p in excludes):
+                report.turns_excluded += 1
+                continue
+            clean = redact(t.content)
+            report.secrets_redacted += clean.count
+            fresh.append((i + offset, Turn(t.role, clean.text, _local(t.timestamp), t.name)))
+        by_day: dict[dt.date, list[tuple[int, Turn]]] = {}
+        for i, t in fresh:
+            by_day.setdefault((t.timestamp or now).date(), []).append((i, t))
+        for day in sorted(by_day):
+            self._capture_day(day, by_day[day], session, now, report)
+        self.state.add_turns(session, hashes)
+
+    def _capture_day(
+        self, day: dt.date, items: list[tuple[int, Turn]], session: str, now: dt.datetime, report: CaptureReport
+    ) -> None:
+        turns = [t for _, t in items]
+        if self.llm is not None:
+            drafted = self.llm.draft_turns(turns, day, self.names)
+        else:
+            drafted = draft_turns(turns, day, self.names, self.settings.user_name)
+        report.facts_drafted += len(drafted)
+        known = self.known([d.draft for d in drafted]) if self.known is not None and drafted else []
+        new: list[Drafted] = []
+        for k, d in enumerate(drafted):
+            if k < len(known) and known[k] is not None:
+                report.skipped_as_known += 1
+                report.restated.append({"fact": d.draft.content, "known": known[k]})
+            else:
+                new.append(d)
+        bullets = [_bullet(d, turns[d.turn] if d.turn < len(turns) else None, now) for d in new]
+        times = [(t.timestamp or now).time() for t in turns]
+        title = _title(turns)
+        fixes = [(c.old, c.new) for c in corrections(turns)]
+        part = SessionPart(session, title, min(times), max(times), digest(turns, drafted), bullets, fixes)
+        if not part.bullets and not part.digest and not part.corrections:
+            return  # nothing new to say: the day's log is not touched
+        rel = f"memory/{day.isoformat()}.md"
+        box: dict[str, Any] = {}
+
+        def change(old: str) -> tuple[str, int, int]:
+            merged = merge(old, part)
+            box["merged"] = merged
+            return merged.text, merged.first, merged.last
+
+        edit_file(self.workspace, rel, change)
+        merged = box["merged"]
+        if merged.corrected:
+            report.notes.append(
+                f"{rel}: a correction rewrote {merged.corrected} earlier bullet(s) of session {session}"
+            )
+        if not merged.bullets and not merged.digest:
+            return
+        report.facts_written += len(merged.bullets)
+        report.digest_lines += len(merged.digest)
+        report.sections.append({"path": rel, "session": session, "startLine": merged.first, "endLine": merged.last})
+        lines = merged.text.split("\n")
+        turn_of = {b: items[d.turn][0] for b, d in zip(bullets, new, strict=True) if d.turn < len(items)}
+        for b in merged.bullets:
+            line = max((n for n, ln in enumerate(lines) if ln == b), default=-1) + 1
+            report.written.append({"path": rel, "line": line, "bullet": b, "turn": turn_of.get(b)})
+
+    def transcript(self, path: Path, fmt: str = "auto", now: dt.datetime | None = None) -> CaptureReport:
+        """Capture what is new in a transcript file since the last capture of it (a half-written last
+        line waits; a rewritten or rotated file is read again from its start, and its turns already
+        captured are recognised)."""
+        started = time.perf_counter()
+        now = now or dt.datetime.now()
+        report = CaptureReport()
+        key = str(path.resolve())
+        mark = self.state.files.get(key)
+        try:
+            size = path.stat().st_size
+            with path.open("rb") as fh:
+                head = fh.read(HEAD_BYTES)
+                reset = (
+                    mark is None or size < mark.offset or head_hash(head[: min(mark.offset, HEAD_BYTES)]) != mark.head
+                )
+                start = 0 if reset or mark is None else mark.offset
+                fh.seek(start)
+                data = _complete(fh.read())
+                if fmt == "auto":
+                    fmt = mark.format if mark is not None and not reset else _detect(fh)
+        except OSError as exc:
+            raise MemlaneError(f"cannot read the transcript {path}: {exc.strerror or exc}") from None
+        if reset and mark is not None:
+            report.notes.append(f"{path.name} was rewritten or rotated: read again from its start")
+        session = mark.session if mark is not None and not reset else None
+        turns, session, bad = _turns_of(data, fmt, session)
+        report.unreadable_lines = bad
+        self._capture(turns, session or path.stem, now, report, 0)
+        end = start + len(data)
+        with path.open("rb") as fh:
+            head = fh.read(min(end, HEAD_BYTES))
+        self.state.files[key] = FileMark(end, head_hash(head), session or path.stem, fmt)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def stream(self, data: bytes, fmt: str, now: dt.datetime, name: str = "stdin") -> CaptureReport:
+        """Capture a transcript read whole from a stream (stdin): its turns seen before are recognised."""
+        started = time.perf_counter()
+        report = CaptureReport()
+        if fmt == "auto":
+            fmt = detect_format(_records(data, DETECT_RECORDS)[0])
+        turns, session, bad = _turns_of(_complete(data) if not data.endswith(b"\n") else data, fmt, None)
+        report.unreadable_lines = bad
+        self._capture(turns, session or name, now, report, 0)
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _bullet(d: Drafted, turn: Turn | None, now: dt.datetime) -> str:
+    at = (turn.timestamp if turn is not None and turn.timestamp else now).strftime("%H:%M")
+    return f"{d.draft.bullet()} ({d.speaker}, {at})"
+
+
+def _title(turns: Sequence[Turn]) -> str:
+    first = next((t for t in turns if t.role == "user"), turns[0] if turns else None)
+    if first is None:
+        return ""
+    words = re.sub(r"[#*`<>\[\]|_~]+", " ", first.content).split()[:8]
+    title = " ".join(words)
+    return title + ("…" if len(first.content.split()) > 8 else "")
+
+
+def _local(ts: dt.datetime | None) -> dt.datetime | None:
+    """A timestamp in the machine's local time, naive: the day and hour a person lived it."""
+    if ts is None or ts.tzinfo is None:
+        return ts
+    return ts.astimezone().replace(tzinfo=None)
+
+
+def _complete(data: bytes) -> bytes:
+    """Up to and including the last newline: a line still being written waits for the next call."""
+    end = data.rfind(b"\n")
+    return data[: end + 1] if end >= 0 else b""
+
+
+def _records(data: bytes, limit: int | None = None) -> tuple[list[Any], int]:
+    out: list[Any] = []
+    bad = 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            out.append(json.loads(raw))
+        except ValueError:
+            bad += 1
+            continue
+        if limit is not None and len(out) >= limit:
+            break
+    return out, bad
+
+
+def _detect(fh: Any) -> str:
+    fh.seek(0)
+    head = fh.read(1 << 20)
+    records, _ = _records(_complete(head) or head, DETECT_RECORDS)
+    return detect_format(records)
+
+
+def _turns_of(data: bytes, fmt: str, session: str | None) -> tuple[list[Turn], str | None, int]:
+    if fmt not in FORMATS:
+        raise MemlaneError(f"unknown transcript format {fmt!r}; one of auto, {', '.join(FORMATS)}")
+    records, bad = _records(data)
+    turns: list[Turn] = []
+    for record in records:
+        info = read_record(fmt, record)
+        if session is None and info.session:
+            session = info.session
+        turns.extend(info.turns)
+    return turns, session, bad

@@ -1,0 +1,205 @@
+"""One section per session in a daily log: written the first time, extended after, never duplicated.
+
+::
+
+    ## Session 14:02–14:40 · plan the Lisbon trip
+    <!-- memlane:capture session=4f1c… -->
+
+    - Decided: Let's book the flight for May 3.
+
+    ### Retain
+    - W @Peter: Peter is moving to Lisbon in May. (Peter, 14:05)
+
+The marker line names the session, so a later capture of the same session on the same day finds its
+section again: new digest lines go before its ``### Retain`` heading, new bullets at the end of that
+subsection, and the heading's end time moves. A bullet the file already holds (same words once the
+provenance is set aside) and a digest line the section already has are not written again. A person may
+edit the section freely: only the marker line identifies it. Pure text in, text out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from ..errors import MemlaneError
+from ..facts.retain import PROVENANCE, parse_retain
+from ..markdown import Document, parse
+from ..reflect.extract import normalized
+
+_MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
+_BULLET = re.compile(r"^- [WBOS](?:\([^)\n]{0,20}\))?[\s@:]")
+_HEADING_TIMES = re.compile(r"^(?P<lead>#{2} Session )(?P<start>\d{2}:\d{2})(?:–(?P<end>\d{2}:\d{2}))?(?P<rest>.*)$")
+
+
+def session_key(session: str) -> str:
+    """The session id as the marker writes it: kept when it is a plain id, else a short hash of it."""
+    if re.fullmatch(r"[\w.:-]{1,80}", session):
+        return session
+    return "h" + hashlib.sha256(session.encode()).hexdigest()[:16]
+
+
+def fact_words(bullet_content: str) -> str:
+    """What makes two captured facts the same: their words, without the provenance."""
+    return normalized(PROVENANCE.sub("", bullet_content))
+
+
+@dataclass
+class SessionPart:
+    """What one capture adds to one session's section of one daily log."""
+
+    session: str
+    title: str
+    start: dt.time
+    end: dt.time
+    digest: list[str] = field(default_factory=list)
+    bullets: list[str] = field(default_factory=list)  # full bullet lines ("- W @x: ... (user, 14:05)")
+    corrections: list[tuple[str, str]] = field(default_factory=list)  # (old, new): "Lisbon, not Porto"
+
+
+@dataclass
+class Merged:
+    text: str
+    first: int  # 1-based lines of the section after the change
+    last: int
+    bullets: list[str]  # the bullets written (those the file did not hold)
+    digest: list[str]
+    corrected: int = 0  # bullets of the section's earlier captures that a correction rewrote
+
+
+def merge(text: str, part: SessionPart) -> Merged:
+    """``text`` with ``part`` written into its session's section (appended when the log has none).
+    A correction in ``part`` ("Lisbon, not Porto") also rewrites the bullets an earlier capture of the
+    same session wrote into this section: the corrected fact, not both."""
+    text, corrected = _corrected(text, part)
+    merged = _merge(text, part)
+    merged.corrected = corrected
+    return merged
+
+
+def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
+    if not part.corrections:
+        return text, 0
+    doc = parse(text)
+    lines = list(doc.lines)
+    code = doc.in_code()
+    key = session_key(part.session)
+    at = next(
+        (i for i, ln in enumerate(lines) if not code[i] and (m := _MARKER.match(ln)) and m.group("id") == key), None
+    )
+    above = [h for h in doc.headings if at is not None and h.line < at]
+    if at is None or not above:
+        return text, 0
+    end = next((h.line for h in doc.headings if h.line > above[-1].line and h.level <= above[-1].level), len(lines))
+    fixes = [(re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE), new) for old, new in part.corrections]
+    count = 0
+    for i in range(at + 1, end):
+        if code[i] or not _BULLET.match(lines[i]):
+            continue
+        line = lines[i]
+        for pattern, new in fixes:
+            line = pattern.sub(new, line)
+        if line != lines[i]:
+            lines[i] = line
+            count += 1
+    return ("\n".join(lines), count) if count else (text, 0)
+
+
+def _merge(text: str, part: SessionPart) -> Merged:
+    doc = parse(text)
+    lines = list(doc.lines)
+    code = doc.in_code()
+    have = {normalized(f.content) for f in parse_retain(text)[0]} | {
+        fact_words(f.content) for f in parse_retain(text)[0]
+    }
+    bullets, seen = [], set(have)
+    for b in part.bullets:
+        key = fact_words(re.sub(r"^\s*-\s*[A-Z](?:\([^)]*\))?\s*(?:@\S+\s*|@\[[^\]]*\]\s*)*:?", "", b))
+        if key and key not in seen:
+            seen.add(key)
+            bullets.append(b)
+    key = session_key(part.session)
+    at = next(
+        (i for i, ln in enumerate(lines) if not code[i] and (m := _MARKER.match(ln)) and m.group("id") == key), None
+    )
+    if at is None:
+        if doc.code and not doc.code[-1].closed:
+            raise MemlaneError("the daily log ends inside an open code fence; close it before capturing into it")
+        digest = _new_lines(part.digest, set())
+        if not bullets and not digest:
+            return Merged(text, 0, 0, [], [])
+        head = f"## Session {_hm(part.start)}–{_hm(part.end)} · {part.title}".rstrip(" ·")
+        block = [head, f"<!-- memlane:capture session={key} -->", ""]
+        if digest:
+            block += [*(f"- {d}" for d in digest), ""]
+        if bullets:
+            block += ["### Retain", *bullets, ""]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lead = [""] if lines else []
+        first = len(lines) + len(lead) + 1
+        out = lines + lead + block
+        return Merged("\n".join(out).rstrip("\n") + "\n", first, len(out) - 1, bullets, digest)
+    # the section the marker belongs to: the heading above it, to the next heading of its level or higher
+    above = [h for h in doc.headings if h.line < at]
+    if not above:
+        raise MemlaneError(f"the capture marker on line {at + 1} has no Session heading above it")
+    sec = above[-1]
+    end = next((h.line for h in doc.headings if h.line > sec.line and h.level <= sec.level), len(lines))
+    body = "\n".join(lines[sec.end : end])
+    digest = _new_lines(part.digest, {normalized(x) for x in body.split("\n")})
+    if not bullets and not digest:
+        return Merged(text, sec.line + 1, end, [], [])
+    retain = next((h for h in doc.headings if sec.line < h.line < end and h.text.casefold() == "retain"), None)
+    inserts: list[tuple[int, list[str]]] = []
+    if retain is not None:
+        r_end = next((h.line for h in doc.headings if h.line > retain.line and h.level <= retain.level), len(lines))
+        r_end = min(r_end, end)
+        if bullets:
+            inserts.append((_after_last_text(doc, retain.end, r_end), bullets))
+        if digest:
+            inserts.append((_after_last_text(doc, at + 1, retain.line), [f"- {d}" for d in digest]))
+    else:
+        tail = _after_last_text(doc, at + 1, end)
+        block = [f"- {d}" for d in digest] + (["", "### Retain", *bullets] if bullets else [])
+        inserts.append((tail, block))
+    for pos, new in sorted(inserts, key=lambda x: -x[0]):
+        lines[pos:pos] = new
+        if pos < len(lines) - len(new) and lines[pos + len(new)].strip() and lines[pos + len(new)].startswith("#"):
+            lines.insert(pos + len(new), "")
+    m = _HEADING_TIMES.match(lines[sec.line])
+    if m and m.group("start"):
+        start = min(m.group("start"), _hm(part.start))
+        stop = max(m.group("end") or m.group("start"), _hm(part.end))
+        lines[sec.line] = f"{m.group('lead')}{start}–{stop}{m.group('rest')}"
+    added = sum(len(n) for _, n in inserts)
+    return Merged("\n".join(lines) + "\n", sec.line + 1, end + added, bullets, digest)
+
+
+def _new_lines(digest: list[str], present: set[str]) -> list[str]:
+    out = []
+    for d in digest:
+        key = normalized(d)
+        if key and key not in present and normalized("- " + d) not in present:
+            present.add(key)
+            out.append(d)
+    return out
+
+
+def _after_last_text(doc: Document, start: int, end: int) -> int:
+    """Just past the last non-blank line in [start, end), or ``start`` when there is none. Never inside
+    a code block: a section that ends in an open fence is refused."""
+    pos = start
+    for i in range(start, end):
+        if doc.lines[i].strip():
+            pos = i + 1
+    block = doc.code_at(pos - 1) if pos > 0 else None
+    if block is not None and (not block.closed or block.end > pos):
+        raise MemlaneError(f"line {pos} is inside a code block; capture will not write into it")
+    return pos
+
+
+def _hm(t: dt.time) -> str:
+    return f"{t.hour:02d}:{t.minute:02d}"
