@@ -29,7 +29,7 @@ def _args(workspace: Path) -> list[str]:
 async def _exercise(client: Client, workspace: Path) -> dict[str, Any]:
     tools = {t.name: t for t in (await client.list_tools()).tools}
     reads = {"memory_search", "memory_recall", "memory_get", "memory_core"}
-    assert set(tools) == reads | {"memory_write", "memory_replace", "memory_insert"}
+    assert set(tools) == reads | {"memory_write", "memory_replace", "memory_insert", "memory_capture"}
     for name, tool in tools.items():
         assert tool.annotations.read_only_hint is (name in reads), name
         assert tool.annotations.destructive_hint is (name == "memory_replace"), name
@@ -204,6 +204,7 @@ def test_workspace_access_through_the_mcp_server(workspace: Path, tmp_path: Path
                 ("memory_write", {"text": "must not land"}),
                 ("memory_replace", {"path": "MEMORY.md", "old": "Lisbon", "new": "Porto"}),
                 ("memory_insert", {"path": "MEMORY.md", "text": "must not land"}),
+                ("memory_capture", {"turns": [{"role": "user", "content": "I moved to Oslo."}]}),
             ]:
                 res = await client.call_tool(name, args)
                 errors[name] = bool(res.is_error)
@@ -212,7 +213,7 @@ def test_workspace_access_through_the_mcp_server(workspace: Path, tmp_path: Path
     ro = asyncio.run(main("ro"))
     assert ro == {
         "memory_search": False, "memory_recall": False, "memory_get": False,
-        "memory_write": True, "memory_replace": True, "memory_insert": True,
+        "memory_write": True, "memory_replace": True, "memory_insert": True, "memory_capture": True,
     }  # fmt: skip
     assert all(asyncio.run(main("none")).values())
     assert {p: p.read_bytes() for p in workspace.rglob("*.md")} == before

@@ -15,7 +15,8 @@ def test_definitions_are_valid_json_with_every_tool(style: str) -> None:
     defs = json.loads(json.dumps(tool_definitions(style)))
     names = [d.get("name") or d["function"]["name"] for d in defs]
     assert names == [
-        "memory_search", "memory_recall", "memory_get", "memory_core", "memory_write", "memory_replace", "memory_insert"
+        "memory_search", "memory_recall", "memory_get", "memory_core",
+        "memory_write", "memory_replace", "memory_insert", "memory_capture",
     ]  # fmt: skip
     schema = defs[0].get("parameters") or defs[0].get("input_schema") or defs[0]["function"]["parameters"]
     assert schema["required"] == ["query"] and set(schema["properties"]) == {"query", "maxResults", "minScore", "now"}
@@ -92,6 +93,7 @@ def test_edits_are_refused_unless_the_workspace_is_writable(fact_workspace: Path
             ("memory_replace", {"path": "MEMORY.md", "old": "WhatsApp", "new": "Signal"}),
             ("memory_insert", {"path": "MEMORY.md", "text": "more"}),
             ("memory_write", {"text": "more"}),
+            ("memory_capture", {"turns": [{"role": "user", "content": "I moved to Oslo."}]}),
         ]:
             out = memlane.run_tool(mem, name, args)
             assert out["disabled"] is True and "error" in out

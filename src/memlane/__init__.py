@@ -7,6 +7,7 @@ with memlane.open("path/to/workspace") as mem:
         print(r.path, r.start_line, r.end_line, r.score)
 """
 
+from .capture import CaptureReport, Turn
 from .config import AgentConfig, MemorySearchSettings
 from .errors import ConfigError, IndexError_, MemlaneError, PathError, ProviderError
 from .index.sync import SyncReport
@@ -17,6 +18,7 @@ from .surface.tools import run_tool, tool_definitions
 
 __all__ = [
     "AgentConfig",
+    "CaptureReport",
     "ConfigError",
     "IndexError_",
     "MemlaneError",
@@ -27,6 +29,7 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "SyncReport",
+    "Turn",
     "open",
     "run_tool",
     "tool_definitions",

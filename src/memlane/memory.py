@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .capture import Capturer, CaptureReport, locked_state, parse_turns
+from .capture.backfill import ImportItem, plan_import, run_import
+from .capture.known import known_facts
+from .capture.llm import CaptureLlm
+from .capture.turns import Turn
 from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
@@ -367,6 +373,100 @@ class Memory:
         if apply and append_drafts(self.workspace, drafts):
             self._index_after_write({})
         return drafts
+
+    def capture(
+        self,
+        turns: Iterable[Turn | Mapping[str, Any]],
+        session: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> CaptureReport:
+        """Turn conversation turns (``{role, content, timestamp?, name?}``) into memory: a section per session
+        in the daily log of each turn's date, with a digest and Retain bullets (see :mod:`memlane.capture`).
+        Turns captured before are recognised; facts memory holds are counted as restatements, not written."""
+        self._require_writable()
+        items = parse_turns(turns)
+        with self._capturer() as capturer:
+            report = capturer.capture(items, session, now or dt.datetime.now())
+        return self._after_capture(report)
+
+    def capture_transcript(
+        self, path: str | os.PathLike[str], format: str = "auto", now: dt.datetime | None = None
+    ) -> CaptureReport:
+        """Capture what is new in a transcript file (Claude Code, Codex, OpenClaw or generic JSONL; ``auto``
+        tells them apart) since its last capture."""
+        self._require_writable()
+        with self._capturer() as capturer:
+            report = capturer.transcript(Path(path), format, now)
+        return self._after_capture(report)
+
+    def capture_stream(self, data: bytes, format: str = "auto", now: dt.datetime | None = None) -> CaptureReport:
+        """Capture a transcript read whole from a stream (``memlane capture --transcript -``)."""
+        self._require_writable()
+        with self._capturer() as capturer:
+            report = capturer.stream(data, format, now or dt.datetime.now())
+        return self._after_capture(report)
+
+    def import_history(
+        self,
+        kind: str,
+        path: str | os.PathLike[str],
+        since: dt.date | str | None = None,
+        dry_run: bool = False,
+        progress: Callable[[ImportItem, CaptureReport], None] | None = None,
+        now: dt.datetime | None = None,
+    ) -> tuple[list[ImportItem], CaptureReport]:
+        """Capture a history the user already has: ``claude-code``, ``codex`` or ``openclaw`` transcripts
+        under ``path``, or a ``chatgpt`` / ``claude-ai`` export (see :mod:`memlane.capture.backfill`).
+        ``dry_run`` lists what would be captured. Resumes after an interruption; indexed once, at the end."""
+        self._require_readable() if dry_run else self._require_writable()
+        now = now or dt.datetime.now()
+        lower = date_bound(since, now.date(), "since") if since is not None else None
+        items = list(plan_import(kind, Path(path), lower))
+        if dry_run:
+            return items, CaptureReport(turns_read=sum(i.turns for i in items))
+        with self._capturer() as capturer:
+
+            def done(item: ImportItem, report: CaptureReport) -> None:
+                capturer.state.save()  # an interrupted import resumes after the last item done
+                if progress is not None:
+                    progress(item, report)
+
+            total = run_import(
+                kind,
+                items,
+                lambda turns, session: capturer.capture(turns, session, now),
+                lambda file, fmt: capturer.transcript(file, fmt, now),
+                done,
+            )
+        return items, self._after_capture(total)
+
+    @contextlib.contextmanager
+    def _capturer(self) -> Iterator[Capturer]:
+        self._freshen(fresh=True)  # what memory holds now decides what is a restatement
+        directory = self.index.entity_directory()
+        names = sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
+        provider = self.choice.provider
+        known = known_facts(
+            self.store,
+            self.config.capture.duplicate_cosine,
+            provider.embed_batch if provider is not None else None,
+            self.index.fact_vectors if provider is not None else None,
+        )
+        llm = CaptureLlm(self.config) if self.config.capture.llm else None
+        try:
+            with locked_state(self.sessions_dir) as state:
+                yield Capturer(self.workspace, self.config.capture, state, names, known, llm)
+                state.save()  # after the Markdown: a capture killed before this reads its turns again
+        finally:
+            if llm is not None:
+                llm.close()
+
+    def _after_capture(self, report: CaptureReport) -> CaptureReport:
+        if report.facts_written or report.digest_lines:
+            done = self._index_after_write({})
+            if "note" in done:
+                report.notes.append(str(done["note"]))
+        return report
 
     def backup(self, push: bool | None = None, init: bool = False) -> BackupResult:
         """Commit the memory files that changed to the workspace's git repository (see

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from ..capture import FORMATS
+from ..capture.backfill import KINDS as IMPORT_KINDS
 from ..errors import MemlaneError
 from ..facts import RecallResponse
 from ..index.sync import EmbedPlan
@@ -297,6 +299,81 @@ def retain(ctx: click.Context, day: str | None, since: str | None, apply: bool, 
         state = f"appended at lines {d.lines[0]}-{d.lines[1]}" if d.written and d.lines else "draft"
         click.echo(click.style(f"# {d.path} ({len(d.drafts)} bullets, {state})", bold=True))
         click.echo(d.section() or "(nothing new to retain)\n")
+
+
+@cli.command()
+@click.option(
+    "--transcript",
+    "transcript",
+    required=True,
+    help="A session transcript (JSONL) to capture what is new in; - reads one whole from stdin.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The transcript's format; auto tells them apart from its first records.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def capture(ctx: click.Context, transcript: str, fmt: str, as_json: bool) -> None:
+    """Turn a conversation into memory: Retain bullets and a digest in the daily log, per session."""
+    with _memory(ctx) as mem:
+        if transcript == "-":
+            report = mem.capture_stream(sys.stdin.buffer.read(), fmt)
+        else:
+            report = mem.capture_transcript(Path(transcript), fmt)
+    _print_capture(report.to_dict(), as_json)
+
+
+@cli.command(name="import")
+@click.argument("kind", type=click.Choice(list(IMPORT_KINDS)))
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--since", help="Only what was said from this day on: YYYY-MM-DD, 30d, 6m.")
+@click.option("--dry-run", is_flag=True, help="List what would be captured; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def import_(ctx: click.Context, kind: str, path: Path, since: str | None, dry_run: bool, as_json: bool) -> None:
+    """Capture a history you already have: transcripts of claude-code, codex or openclaw under PATH, or a
+    chatgpt or claude-ai export (its zip, folder or conversations.json). Resumes after an interruption."""
+    from tqdm import tqdm
+
+    with _memory(ctx) as mem:
+        items, _ = mem.import_history(kind, path, since=since, dry_run=True)
+        if dry_run:
+            if as_json:
+                click.echo(json.dumps([{"name": i.name, "turns": i.turns} for i in items], indent=2))
+            else:
+                for i in items:
+                    click.echo(f"{i.name}" + (f" ({i.turns} turns)" if i.turns else ""))
+                click.echo(f"{len(items)} to capture", err=True)
+            return
+        # An export's conversations say their turns up front: the ETA is in turns; transcripts count as files.
+        by_turns = bool(items) and all(i.turns for i in items)
+        total = sum(i.turns for i in items) if by_turns else len(items)
+        unit = "turn" if by_turns else "file"
+        with tqdm(total=total, unit=unit, disable=as_json, file=sys.stderr, desc="capture") as bar:
+            _, report = mem.import_history(
+                kind, path, since=since, progress=lambda i, _r: bar.update(i.turns if by_turns else 1)
+            )
+    _print_capture(report.to_dict(), as_json)
+
+
+def _print_capture(out: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        return
+    click.echo(
+        f"{out['turnsRead']} turns read ({out['turnsSeenBefore']} seen before, {out['turnsExcluded']} excluded); "
+        f"{out['factsDrafted']} facts drafted, {out['factsWritten']} written, {out['skippedAsKnown']} already known; "
+        f"{out['secretsRedacted']} secrets redacted; {out['seconds']:.2f}s"
+    )
+    for sec in out["sections"]:
+        click.echo(f"  {sec['path']}#L{sec['startLine']}-L{sec['endLine']} (session {sec['session']})")
+    for note in out["notes"]:
+        click.echo(f"note: {note}", err=True)
 
 
 @cli.command()

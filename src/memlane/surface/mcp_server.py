@@ -1,4 +1,4 @@
-"""``memlane mcp``: the memory tools (search, recall, get, core, write, replace, insert) as an MCP server.
+"""``memlane mcp``: the memory tools (search, recall, get, core, write, replace, insert, capture) as an MCP server.
 
 Built on the official MCP Python SDK. The tools run :func:`memlane.surface.tools.run_tool`, so an MCP client
 gets the same payloads as any other agent integration (errors as ``{"error": ...}``). The server
@@ -13,9 +13,9 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MemlaneError
 from ..memory import Memory
@@ -26,6 +26,16 @@ INSTRUCTIONS = (
     "Read memory_core at the start of a session. Search or recall before answering questions about past "
     "decisions, people, preferences or dates; write to it when something should be remembered."
 )
+
+
+class CapturedTurn(BaseModel):
+    """One message given to memory_capture."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["user", "assistant"]
+    content: str
+    timestamp: str | None = None
+    name: str | None = None
 
 
 def build_server(memory: Memory) -> Any:
@@ -90,6 +100,10 @@ def build_server(memory: Memory) -> Any:
     ) -> dict[str, Any]:
         return call("memory_insert", {"path": path, "text": text, "line": line, "heading": heading})
 
+    def memory_capture(turns: list[CapturedTurn], session: str | None = None) -> dict[str, Any]:
+        items = [t.model_dump(exclude_none=True) for t in turns]
+        return call("memory_capture", {"turns": items, "session": session})
+
     handlers: dict[str, Callable[..., dict[str, Any]]] = {
         "memory_search": memory_search,
         "memory_recall": memory_recall,
@@ -98,6 +112,7 @@ def build_server(memory: Memory) -> Any:
         "memory_write": memory_write,
         "memory_replace": memory_replace,
         "memory_insert": memory_insert,
+        "memory_capture": memory_capture,
     }
     for name in TOOL_NAMES:
         read_only = READ_ONLY[name]

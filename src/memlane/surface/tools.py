@@ -49,6 +49,12 @@ DESCRIPTIONS = {
         "Insert text into a memory file (created if missing): after line `line` (0 = top, -1 = end) or at the "
         "end of the section under `heading` (created if missing). Returns the inserted lines and their range."
     ),
+    "memory_capture": (
+        "Capture conversation turns into memory without writing notes yourself: each turn's facts become "
+        "Retain bullets in a section for the session in the daily log of the turn's date, with a short digest "
+        "of what was decided, done or asked to be remembered. Pass the user's and your visible messages only; "
+        "turns captured before, facts memory already holds and secrets are never written. Returns a report."
+    ),
 }
 
 _STRING = {"type": "string"}
@@ -125,6 +131,29 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["path", "text"],
         "additionalProperties": False,
     },
+    "memory_capture": {
+        "type": "object",
+        "properties": {
+            "turns": {
+                "type": "array",
+                "description": "The conversation's messages, oldest first.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "role": {"type": "string", "enum": ["user", "assistant"]},
+                        "content": {"type": "string", "description": "The message text."},
+                        "timestamp": {"type": "string", "description": "When it was said (ISO 8601), default now."},
+                        "name": {"type": "string", "description": "The speaker's name, when known."},
+                    },
+                    "required": ["role", "content"],
+                    "additionalProperties": False,
+                },
+            },
+            "session": {"type": "string", "description": "The session's id: its turns share one section a day."},
+        },
+        "required": ["turns"],
+        "additionalProperties": False,
+    },
 }
 READ_ONLY = {
     "memory_search": True,
@@ -134,6 +163,7 @@ READ_ONLY = {
     "memory_write": False,
     "memory_replace": False,
     "memory_insert": False,
+    "memory_capture": False,
 }
 TOOL_NAMES = tuple(PARAMETERS)
 
@@ -249,6 +279,13 @@ def _insert(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _capture(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    turns = args.get("turns")
+    if not isinstance(turns, list):
+        raise MemlaneError("turns must be a list of {role, content} objects")
+    return memory.capture(turns, session=_str_arg(args, "session")).to_dict()
+
+
 HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], dict[str, Any]]] = {
     "memory_search": _search,
     "memory_recall": _recall,
@@ -257,6 +294,7 @@ HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], dict[str, Any]]] = {
     "memory_write": _write,
     "memory_replace": _replace,
     "memory_insert": _insert,
+    "memory_capture": _capture,
 }
 
 
