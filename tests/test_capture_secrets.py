@@ -202,7 +202,7 @@ def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
     with memlane.open(ws, provider=FakeEmbedder()) as mem:
         report = mem.capture_transcript(log, "jsonl")
         written = [p for p in [*ws.rglob("*"), *mem.sessions_dir.rglob("*")] if p.is_file()]
-    assert report.secrets_redacted == len(PLANTED) + 1 and report.facts_written > 10
+    assert report.secrets_redacted == len(PLANTED) + 1 and report.facts_written >= 5
     text = "\n".join(p.read_text(errors="replace") for p in written)
     leaked = [secret for _, secret, _ in PLANTED if secret in text]
     assert leaked == [] and "PRIVATE KEY" not in text
