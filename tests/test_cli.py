@@ -112,7 +112,7 @@ def test_no_results_and_keyword_mode(workspace: Path, tmp_path: Path) -> None:
 def test_tools_command() -> None:
     code, out, _ = run("tools", "--style", "anthropic")
     assert code == 0 and [t["name"] for t in json.loads(out)][:3] == ["memory_search", "memory_recall", "memory_get"]
-    assert len(json.loads(out)) == 8
+    assert len(json.loads(out)) == 9
 
 
 def test_every_command_is_documented_in_readme() -> None:

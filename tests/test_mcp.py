@@ -28,13 +28,13 @@ def _args(workspace: Path) -> list[str]:
 
 async def _exercise(client: Client, workspace: Path) -> dict[str, Any]:
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    reads = {"memory_search", "memory_recall", "memory_get", "memory_core"}
+    reads = {"memory_search", "memory_recall", "memory_get", "memory_core", "memory_graph"}
     assert set(tools) == reads | {"memory_write", "memory_replace", "memory_insert", "memory_capture"}
     for name, tool in tools.items():
         assert tool.annotations.read_only_hint is (name in reads), name
         assert tool.annotations.destructive_hint is (name == "memory_replace"), name
     assert "from" in tools["memory_get"].input_schema["properties"]
-    assert {"query", "k", "since", "until", "kind", "entity", "budget", "now"} <= set(
+    assert {"query", "k", "since", "until", "kind", "entity", "budget", "now", "as_of", "known_at"} <= set(
         tools["memory_recall"].input_schema["properties"]
     )
 

@@ -16,7 +16,7 @@ def test_definitions_are_valid_json_with_every_tool(style: str) -> None:
     names = [d.get("name") or d["function"]["name"] for d in defs]
     assert names == [
         "memory_search", "memory_recall", "memory_get", "memory_core",
-        "memory_write", "memory_replace", "memory_insert", "memory_capture",
+        "memory_write", "memory_replace", "memory_insert", "memory_capture", "memory_graph",
     ]  # fmt: skip
     schema = defs[0].get("parameters") or defs[0].get("input_schema") or defs[0]["function"]["parameters"]
     assert schema["required"] == ["query"] and set(schema["properties"]) == {"query", "maxResults", "minScore", "now"}

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
@@ -282,6 +282,34 @@ class RecallSettings(_Model):
     time_weight: float = Field(0.3, ge=0)  # the fact's time falls in the query's time words
     dated_weight: float = Field(0.1, ge=0)  # the fact names its own time, for a "when" question
     opinion_weight: float = Field(0.15, ge=0)  # an opinion, for a preference question (x confidence)
+    relation_weight: float = Field(0.3, ge=0)  # the fact states a relation the question asks for ("where ... live")
+    hop_weight: float = Field(0.1, ge=0)  # about an entity the named one is related to (multi-hop)
+
+
+class PredicateSpec(_Model):
+    """One predicate of ``memorySearch.graph.predicates``: one value at a time or many, and the question words
+    that ask for it."""
+
+    single: bool = True
+    cues: list[str] = Field(default_factory=list)
+
+
+class GraphSettings(_Model):
+    """Relations between entities (memlane.graph): which predicates exist beyond the built-in ones
+    (``lives_in``, ``works_at``, ``role``, ``status``, ``partner``, ``located_in`` single-valued; ``likes``,
+    ``dislikes``, ``prefers``, ``uses``, ``owns``, ``knows`` multi-valued), and how far a walk may go."""
+
+    predicates: dict[str, PredicateSpec] = Field(default_factory=dict)  # extend or change the built-in list
+    fanout: int = Field(50, ge=1)  # a node with more relations is reached but not walked through
+    max_nodes: int = Field(200, ge=1)  # a neighbourhood returns at most this many entities
+
+    @field_validator("predicates")
+    @classmethod
+    def _names(cls, value: dict[str, PredicateSpec]) -> dict[str, PredicateSpec]:
+        for name in value:
+            if not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", name):
+                raise ValueError(f"a predicate name is lower_snake_case (a-z, 0-9, _), got {name!r}")
+        return value
 
 
 class CacheSettings(_Model):
@@ -316,6 +344,7 @@ class MemorySearchSettings(_Model):
     sync: SyncSettings = SyncSettings()
     query: QuerySettings = QuerySettings()
     recall: RecallSettings = RecallSettings()
+    graph: GraphSettings = GraphSettings()
     cache: CacheSettings = CacheSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
     sessions: SessionSourceSettings = SessionSourceSettings()

@@ -27,6 +27,8 @@ from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
+from .graph import Predicates
+from .graph.query import Graph, describe_path
 from .index.background import Background
 from .index.batching import BatchRun
 from .index.keeper import IndexKeeper
@@ -266,10 +268,13 @@ class Memory:
         now: dt.datetime | None = None,
         fresh: bool = False,
         explain: bool = False,
+        as_of: dt.date | str | None = None,
+        known_at: dt.date | str | None = None,
     ) -> RecallResponse:
         """Facts from the ``## Retain`` sections that answer ``query``, best first, each citing its source
         line (see :mod:`memlane.facts.recall`). ``since``/``until`` take dates, ``30d``-style spans or
-        ``YYYY-MM-DD``; ``kinds`` world/experience/opinion/observation; ``budget`` a token limit."""
+        ``YYYY-MM-DD``; ``kinds`` world/experience/opinion/observation; ``budget`` a token limit. Current facts
+        come first; ``as_of`` answers from what was true on that day, ``known_at`` from what memory knew then."""
         self._require_enabled()
         if self.config.workspace_access == "none":
             raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
@@ -282,6 +287,8 @@ class Memory:
         when = now or dt.datetime.now()
         lower = date_bound(since, when.date(), "since")
         upper = date_bound(until, when.date(), "until", end=True)
+        on_day = date_bound(as_of, when.date(), "as_of", end=True)
+        known_day = date_bound(known_at, when.date(), "known_at", end=True)
         kind_names = parse_kinds(kinds)
         notes, _stale = self._freshen(fresh)
         settings = self.settings
@@ -316,9 +323,72 @@ class Memory:
                 count_tokens=provider.count_tokens if provider is not None else None,
                 explain=explain,
                 directory=self.index.entity_directory(),
+                as_of=on_day,
+                known_at=known_day,
+                predicates=Predicates.of(settings.graph),
             )
+        if on_day is not None:
+            notes.append(f"as of {on_day}: what was true then")
+        if known_day is not None:
+            notes.append(f"known at {known_day}: what memory held then")
         resp.notes[:0] = notes
         return resp
+
+    def _graph(self) -> Graph:
+        return Graph(self.store.facts, self.index.entity_directory(), Predicates.of(self.settings.graph))
+
+    def graph(
+        self,
+        entity: str,
+        depth: int = 2,
+        as_of: dt.date | str | None = None,
+        to: str | None = None,
+        now: dt.datetime | None = None,
+        fresh: bool = False,
+    ) -> dict[str, Any]:
+        """The entities within ``depth`` relations of ``entity`` and the relations between them, true on
+        ``as_of`` (today when None), each with its source; with ``to``, the shortest path between the two."""
+        self._require_readable()
+        if not isinstance(entity, str) or not entity.strip():
+            raise MemlaneError("entity must be a non-empty string")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 4:
+            raise MemlaneError(f"depth must be 1 to 4, got {depth!r}")
+        today = (now or dt.datetime.now()).date()
+        day = date_bound(as_of, today, "as_of", end=True)
+        notes, _stale = self._freshen(fresh)
+        g = self._graph()
+        if g.resolve(entity) is None:
+            hint = g.directory.suggest(entity)
+            raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
+        cfg = self.settings.graph
+        iso = day.isoformat() if day else None
+        if to is not None:
+            if g.resolve(to) is None:
+                raise MemlaneError(f"no entity {to!r} in the index")
+            found = g.paths(entity, to, depth, iso, cfg.fanout, cfg.max_nodes)
+            return {
+                "from": g.name(str(g.resolve(entity))),
+                "to": g.name(str(g.resolve(to))),
+                "as_of": iso,
+                "paths": [{"text": describe_path(p), "edges": [e.to_dict() for e in p]} for p in found],
+                "notes": notes + ([] if found else [f"no path of at most {depth} relations"]),
+            }
+        hood = g.neighbourhood(entity, depth, iso, cfg.fanout, cfg.max_nodes)
+        return {**hood.to_dict(), "as_of": iso, "notes": notes + hood.notes}
+
+    def timeline(self, entity: str, fresh: bool = False) -> dict[str, Any]:
+        """Every relation of ``entity`` in valid-time order, with when each ended and what ended it."""
+        self._require_readable()
+        if not isinstance(entity, str) or not entity.strip():
+            raise MemlaneError("entity must be a non-empty string")
+        notes, _stale = self._freshen(fresh)
+        g = self._graph()
+        if g.resolve(entity) is None:
+            raise MemlaneError(f"no entity {entity!r} in the index")
+        name, edges = g.timeline(entity)
+        key = str(g.resolve(entity))
+        now = {p: [e.object for e in es] for p, es in g.now(key).items()}
+        return {"entity": name, "now": now, "relations": [e.to_dict() for e in edges], "notes": notes}
 
     def reflect(
         self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None

@@ -12,16 +12,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ..graph.extract import Relation, from_page, relations_of, strip_fields
 from ..index.chunking import text_hash
 from ..markdown import parse
 from ..search.keywords import STOPWORDS, cjk_terms
-from ..store import EntityName, FactRow
+from ..store import EntityName, FactRow, RelationRow
 from .entities import is_entity_page, parse_entity_page
 from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
 from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
-FACTS_VERSION = 2
+FACTS_VERSION = 3  # 3: relations (memlane.graph), inline fields left out of a fact's key
 _DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
 
 
@@ -30,6 +31,7 @@ class FileFacts:
     facts: list[FactRow] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
     names: list[EntityName] = field(default_factory=list)
+    relations: list[RelationRow] = field(default_factory=list)  # an entity page's own lines (no fact)
 
 
 def day_of(path: str) -> dt.date | None:
@@ -49,7 +51,7 @@ def day_of(path: str) -> dt.date | None:
 def fact_key(fact: RetainFact, names: list[str]) -> str:
     """The text a fact is embedded as: its content, led by the entities it is about when the content
     does not name them (``- B @warelay: I fixed ...`` is about warelay)."""
-    content = PROVENANCE.sub("", fact.content) or fact.content
+    content = strip_fields(PROVENANCE.sub("", fact.content)) or fact.content
     lowered = content.casefold()
     missing = [n for n in names if n.casefold() not in lowered]
     return f"{', '.join(missing)}: {content}" if missing else content
@@ -60,6 +62,7 @@ def derive_file(path: str, text: str) -> FileFacts:
     if is_entity_page(path):
         page = parse_entity_page(path, text)
         out.names = [EntityName(norm, page.slug, path, how) for norm, how in page.names()]
+        out.relations = [_row(r, f"{path}#L{r.line}", None, None) for r in from_page(page.slug, text)]
     doc = parse(text)  # the chunker parsed the same text a moment ago: a cache hit
     if not retain_sections(doc):  # most daily notes
         return out
@@ -77,6 +80,8 @@ def derive_file(path: str, text: str) -> FileFacts:
         when = event_time(f.content, day)
         anchors = log.anchors(f)
         ident = text_hash(f"{path}\x00{f.kind}\x00{f.content}\x00{f.confidence}")
+        start = when.start if when else day
+        stated = relations_of(f.content, f.mentions, f.start_line, day)
         out.facts.append(
             FactRow(
                 id=ident,
@@ -95,9 +100,30 @@ def derive_file(path: str, text: str) -> FileFacts:
                 context="\n".join(lines[a - 1] for a in anchors),
                 cjk=cjk_terms(key),
                 mentions=tuple((m.norm, m.name) for m in f.mentions),
+                relations=tuple(_row(r, ident, start, day) for r in stated),
             )
         )
     return out
+
+
+def _row(r: Relation, origin: str, start: dt.date | None, day: dt.date | None) -> RelationRow:
+    """A relation as stored: valid from its own date, else its fact's event time, else its log's day; known
+    from its log's day (none for a file that is not a daily log)."""
+    valid = r.since or start
+    return RelationRow(
+        r.line,
+        r.subject,
+        r.subject_name,
+        r.predicate,
+        r.object,
+        r.object_name,
+        r.entity,
+        r.ends,
+        valid.isoformat() if valid else None,
+        r.until.isoformat() if r.until else None,
+        day.isoformat() if day else None,
+        origin,
+    )
 
 
 _TOKEN = re.compile(r"[^\W_]+")

@@ -30,6 +30,9 @@ import numpy.typing as npt
 
 from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
+from ..graph import directory_of, key_of, stated
+from ..graph.predicates import Predicates
+from ..graph.settle import Stated, settle
 from ..search.keywords import STOPWORDS, match_expression
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
@@ -65,6 +68,9 @@ class RecalledFact:
     source: str
     score: float
     signals: dict[str, float] | None = None  # with explain: each signal before weighting
+    valid_to: str | None = None  # a superseded fact: when it stopped being true ...
+    superseded_by: dict[str, str] | None = None  # ... and what said so: {content, source}
+    path: str | None = None  # brought by a relation of a named entity: "Peter → works_at → Acme → ..."
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -77,6 +83,12 @@ class RecalledFact:
             "source": self.source,
             "score": round(self.score, 4),
         }
+        if self.valid_to is not None:
+            out["valid_to"] = self.valid_to
+        if self.superseded_by is not None:
+            out["superseded_by"] = dict(self.superseded_by)
+        if self.path is not None:
+            out["path"] = self.path
         if self.signals is not None:
             out["signals"] = {k: round(v, 4) for k, v in self.signals.items()}
         return out
@@ -117,10 +129,9 @@ class RecallResponse:
 
 
 def entity_directory(store: IndexStore) -> EntityDirectory:
-    """Every entity of the index: entity pages' names and the mentions no page names."""
-    return EntityDirectory(
-        [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()], store.facts.mentioned()
-    )
+    """Every entity of the index: entity pages' names, the mentions no page names, and the entity objects of
+    relations ("moved to Lisbon")."""
+    return directory_of(store.facts)
 
 
 def date_bound(value: dt.date | str | None, today: dt.date, name: str, end: bool = False) -> dt.date | None:
@@ -163,7 +174,10 @@ class _Candidate:
     time: float = 0.0  # in the query's time window
     dated: float = 0.0  # names its own time, for a "when" question
     opinion: float = 0.0  # an opinion's confidence, for a preference question
+    relation: float = 0.0  # states a relation the question asks for ("where ... live" -> lives_in)
+    hop: float = 0.0  # about an entity a named one is related to
     score: float = 0.0
+    path: str | None = None
 
     def signals(self) -> dict[str, float]:
         return {
@@ -175,6 +189,8 @@ class _Candidate:
             "time": self.time,
             "dated": self.dated,
             "opinion": self.opinion,
+            "relation": self.relation,
+            "hop": self.hop,
         }
 
 
@@ -203,13 +219,23 @@ def recall(
     count_tokens: TokenCounter | None = None,
     explain: bool = False,
     directory: EntityDirectory | None = None,
+    as_of: dt.date | None = None,
+    known_at: dt.date | None = None,
+    predicates: Predicates | None = None,
 ) -> RecallResponse:
     """The best facts for ``query`` (see the module docstring for the ranking). Time words ("last week")
     set the window and are left out of the words and the vector query. ``explain`` adds each fact's
     signals and the list of every candidate that was scored. ``directory``: the index's entities, when the
     caller keeps them (they change only when the index does). ``query_vec``: the query already embedded
-    (of :func:`embedded_text`), so ``embed`` is not called."""
+    (of :func:`embedded_text`), so ``embed`` is not called.
+
+    Facts that state relations (memlane.graph) are current or not: a fact none of whose relations still holds
+    comes after every current one, with when it stopped and what superseded it. ``as_of``: what was true on
+    that day (facts that only became true later are left out); ``known_at``: what memory knew on that day
+    (facts logged later are left out and the rest settled among themselves)."""
     limit = k or settings.k
+    predicates = predicates or Predicates()
+    ref_day = (as_of or known_at or now.date()).isoformat()
     notes: list[str] = []
     asked = query_time(query, now.date())
     if asked is not None:
@@ -290,6 +316,13 @@ def recall(
             for seq in store.facts.in_window(asked.window.start, asked.window.end + lag, pool):
                 candidates.setdefault(seq, _Candidate(seq))
 
+        # Relations: facts stating what the question asks about a named entity, and one hop beyond it.
+        asked_predicates = predicates.asked(query)
+        named_keys_all = sorted({e.key for e, _ in named})
+        hops = _graph_pool(store, named_keys_all, asked_predicates, ref_day, pool, directory)
+        for seq, path in hops.items():
+            candidates.setdefault(seq, _Candidate(seq)).path = path
+
         if not candidates:
             if aside is not None:
                 aside.result()
@@ -299,6 +332,12 @@ def recall(
             return RecallResponse([], refs, notes, asked)
 
         facts = store.facts.by_seq(candidates)
+        if known_at is not None:  # what memory did not hold yet
+            facts = {s: f for s, f in facts.items() if f.day is None or f.day <= known_at.isoformat()}
+        if as_of is not None:  # what had not happened yet
+            facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
+        status = _validity(store, facts, ref_day, known_at, predicates, directory)
+        facts = {s: f for s, f in facts.items() if status.get(s, _CURRENT).state != "later"}
         if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
             allowed_set = set(store.facts.seqs(where))
             candidates = {s: c for s, c in candidates.items() if s in allowed_set}
@@ -336,6 +375,11 @@ def recall(
                 c.dated = 1.0
             if wants_opinion and f.kind == "opinion":
                 c.opinion = f.confidence if f.confidence is not None else 0.5
+            st = status.get(seq, _CURRENT)
+            if asked_predicates & st.predicates and c.path is None:
+                c.relation = 1.0
+            if c.path is not None:
+                c.hop = 1.0
             c.score = (
                 (wv * c.vector + wt * c.text) / total_w
                 + settings.context_weight * c.context
@@ -344,13 +388,19 @@ def recall(
                 + settings.time_weight * c.time
                 + settings.dated_weight * c.dated
                 + settings.opinion_weight * c.opinion
+                + settings.relation_weight * c.relation
+                + settings.hop_weight * c.hop
             )
-        ranked = sorted((c for c in candidates.values() if c.seq in facts), key=lambda c: (-c.score, c.seq))
+        # Current facts first; a superseded one after them all, labelled.
+        ranked = sorted(
+            (c for c in candidates.values() if c.seq in facts),
+            key=lambda c: (status.get(c.seq, _CURRENT).state != "current", -c.score, c.seq),
+        )
         chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
-        out = [_recalled(facts[c.seq], c, directory, explain) for c in chosen]
+        out = [_recalled(facts[c.seq], c, directory, explain, status.get(c.seq)) for c in chosen]
         if budget is not None and len(chosen) < min(limit, len(ranked)):
             notes.append(f"budget: {len(chosen)} facts fit in {budget} tokens")
-        every = [_recalled(facts[c.seq], c, directory, True) for c in ranked] if explain else None
+        every = [_recalled(facts[c.seq], c, directory, True, status.get(c.seq)) for c in ranked] if explain else None
         return RecallResponse(out, refs, notes, asked, every)
 
     finally:
@@ -425,7 +475,9 @@ def _fit(
     return chosen
 
 
-def _recalled(f: StoredFact, c: _Candidate, directory: EntityDirectory, explain: bool) -> RecalledFact:
+def _recalled(
+    f: StoredFact, c: _Candidate, directory: EntityDirectory, explain: bool, st: _Status | None = None
+) -> RecalledFact:
     names: list[str] = []
     for norm, name in f.mentions:
         ent = directory.of_norm(norm)
@@ -436,7 +488,135 @@ def _recalled(f: StoredFact, c: _Candidate, directory: EntityDirectory, explain:
         TimeRange(dt.date.fromisoformat(f.t_start), dt.date.fromisoformat(f.t_end)) if f.t_start and f.t_end else None
     )
     signals = c.signals() if explain else None
-    return RecalledFact(f.kind, f.day, time, names, f.content, f.confidence, f.source, c.score, signals)
+    superseded = st is not None and st.state == "superseded"
+    return RecalledFact(
+        f.kind,
+        f.day,
+        time,
+        names,
+        f.content,
+        f.confidence,
+        f.source,
+        c.score,
+        signals,
+        st.valid_to if superseded and st is not None else None,
+        st.by if superseded and st is not None else None,
+        c.path,
+    )
+
+
+@dataclass(frozen=True)
+class _Status:
+    state: str  # "current" | "superseded" | "later" (true only after the day asked about)
+    predicates: frozenset[str] = frozenset()  # what the fact states (ends left out)
+    valid_to: str | None = None
+    by: dict[str, str] | None = None  # {content, source} of what closed it
+
+
+_CURRENT = _Status("current")
+
+
+def _validity(
+    store: IndexStore,
+    facts: dict[int, StoredFact],
+    day: str,
+    known_at: dt.date | None,
+    predicates: Predicates,
+    directory: EntityDirectory,
+) -> dict[int, _Status]:
+    """Each fact's standing on ``day``, from its relations: current when one of them holds, superseded when all
+    ended on or before it, "later" when none had begun. A fact without relations is current."""
+    rows = store.facts.relations.of_facts(list(facts))
+    if not rows:
+        return {}
+    settled: dict[int, Stated] | None = None
+    if known_at is not None:
+        settled = {}
+        norms: set[str] = set()
+        for r in rows:
+            entity = directory.of_norm(key_of(directory, r.subject))
+            norms |= set(entity.norms) if entity is not None else {r.subject}
+        graph_rows = store.facts.relations.of_subjects(sorted(norms))
+        for done in settle(stated(graph_rows, directory), predicates.single, known_at.isoformat()):
+            settled[done.seq] = done
+    by_fact: dict[int, list[tuple[str, str | None, str | None, int | None]]] = {}
+    for r in rows:
+        if r.ends or r.fact is None:
+            continue
+        if settled is not None:
+            got = settled.get(r.seq)
+            if got is None:
+                continue
+            by_fact.setdefault(r.fact, []).append((got.predicate, got.valid_from, got.valid_to, got.closed_by))
+        else:
+            by_fact.setdefault(r.fact, []).append((r.predicate, r.valid_from, r.valid_to, r.closed_by))
+    closers = store.facts.relations.by_seq([c for v in by_fact.values() for *_, c in v if c is not None])
+    closer_facts = store.facts.by_seq([r.fact for r in closers.values() if r.fact is not None])
+    out: dict[int, _Status] = {}
+    for seq, rels in by_fact.items():
+        names = frozenset(p for p, *_ in rels)
+        if any((vf is None or vf <= day) and (vt is None or vt > day) for _, vf, vt, _ in rels):
+            out[seq] = _Status("current", names)
+        elif all(vf is not None and vf > day for _, vf, _, _ in rels):
+            out[seq] = _Status("later", names)
+        else:
+            ended = [(vt, c) for _, _, vt, c in rels if vt is not None]
+            vt, c = max(ended, key=lambda x: x[0]) if ended else (None, None)
+            by = None
+            closer = closers.get(c) if c is not None else None
+            if closer is not None:
+                cf = closer_facts.get(closer.fact) if closer.fact is not None else None
+                by = {"content": cf.content if cf else closer.object_name, "source": cf.source if cf else closer.source}
+            out[seq] = _Status("superseded", names, vt, by)
+    return out
+
+
+HOP_NEIGHBOURS = 20  # entities one relation away from a named one whose facts a question also brings
+
+
+def _graph_pool(
+    store: IndexStore,
+    named: list[str],
+    asked: set[str],
+    day: str,
+    pool: int,
+    directory: EntityDirectory,
+) -> dict[int, str | None]:
+    """Facts stating an asked-for relation of a named entity (path None), and facts about the entities a named
+    one holds a relation to on ``day`` (with the path: "Peter → works_at → Acme → located_in → Lisbon")."""
+    if not named:
+        return {}
+    out: dict[int, str | None] = {}
+    rows = store.facts.relations.touching(named, pool * 4)
+    for r in rows:
+        if r.fact is not None and (r.predicate in asked or r.stated in asked):
+            out.setdefault(r.fact, None)
+    hops: dict[str, tuple[str, str]] = {}
+    for r in rows:
+        if r.entity and r.subject_key in named and r.valid_on(day) and r.object_key not in named:
+            hops.setdefault(r.object_key, (r.subject_key, r.predicate))
+        if len(hops) >= HOP_NEIGHBOURS:
+            break
+    if hops:
+
+        def name(key: str) -> str:
+            e = directory.of_norm(key)
+            return e.name if e is not None else key
+
+        for r in store.facts.relations.touching(sorted(hops), pool * 4):
+            if r.fact is None or r.subject_key not in hops or not r.valid_on(day) or r.fact in out:
+                continue
+            first, predicate = hops[r.subject_key]
+            out[r.fact] = " → ".join(
+                [
+                    name(first),
+                    predicate,
+                    name(r.subject_key),
+                    r.predicate,
+                    name(r.object_key) if r.entity else r.object_name,
+                ]
+            )
+    return out
 
 
 class _DayContext:

@@ -22,6 +22,7 @@ from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import EntityDirectory
 from ..facts.recall import entity_directory
+from ..graph import Predicates
 from ..search.live import LiveVectors, SearchVectors
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store
@@ -81,7 +82,12 @@ class IndexKeeper:
 
     def fingerprint(self) -> dict[str, object]:
         provider = self.choice.provider
-        return index_fingerprint(provider, effective_chunking(self.settings.chunking, provider), self.workspace)
+        return index_fingerprint(
+            provider,
+            effective_chunking(self.settings.chunking, provider),
+            self.workspace,
+            Predicates.of(self.settings.graph),
+        )
 
     def close(self) -> None:
         with self.lock:
@@ -164,6 +170,7 @@ class IndexKeeper:
             batch=self.batch,
             price=self.settings.price(provider.model) if provider is not None else None,
             on_plan=on_plan,
+            predicates=Predicates.of(self.settings.graph),
         )
         self._batch_polled = time.monotonic()
         return report

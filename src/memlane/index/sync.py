@@ -28,7 +28,8 @@ from ..embeddings import EmbeddingProvider
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.derive import FACTS_VERSION, FileFacts, derive_file
-from ..facts.entities import entity_hints
+from ..facts.entities import entity_hints, is_entity_page
+from ..graph import GRAPH_VERSION, Predicates, settle_index
 from ..markdown import split_lines
 from ..search.keywords import cjk_terms
 from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
@@ -124,7 +125,9 @@ def effective_chunking(settings: ChunkingSettings, provider: EmbeddingProvider |
     return ChunkPlan(limit, round(settings.overlap * limit / settings.tokens), keys, assistant)
 
 
-def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, workspace: Path) -> dict[str, object]:
+def index_fingerprint(
+    provider: EmbeddingProvider | None, plan: ChunkPlan, workspace: Path, predicates: Predicates | None = None
+) -> dict[str, object]:
     return {
         "provider": provider.provider_id if provider else "none",
         "model": provider.model if provider else "",
@@ -136,6 +139,8 @@ def index_fingerprint(provider: EmbeddingProvider | None, plan: ChunkPlan, works
         # an index keyed before assistant keys could be left out had them all: it keeps its number
         "keys": (KEYS_VERSION if plan.assistant_keys else f"{KEYS_VERSION}-user") if plan.keys else 0,
         "facts": FACTS_VERSION,
+        # which predicates hold one value at a time decides every relation's validity
+        "relations": f"{GRAPH_VERSION}:{text_hash((predicates or Predicates()).fingerprint())[:12]}",
         "workspace": str(workspace.resolve()),
     }
 
@@ -203,13 +208,24 @@ def sync_workspace(
     batch: BatchRun | None = None,
     price: Price | None = None,
     on_plan: PlanHook | None = None,
+    predicates: Predicates | None = None,
 ) -> SyncReport:
     """Bring the index up to date with the memory files. If files changed while it ran (another writer,
     an editor), it makes up to ``CATCH_UP_PASSES`` more incremental passes: when it returns, the index is
     at least as new as the files were when it started, whoever else was syncing at the same time."""
     started = time.perf_counter()
     run = functools.partial(
-        _sync_pass, store, provider, workspace, chunking, cache_enabled, cache_max_entries, progress, batch, price
+        _sync_pass,
+        store,
+        provider,
+        workspace,
+        chunking,
+        cache_enabled,
+        cache_max_entries,
+        progress,
+        batch,
+        price,
+        predicates or Predicates(),
     )
     report = run(force, on_plan)
     for _ in range(CATCH_UP_PASSES):
@@ -340,13 +356,14 @@ def _sync_pass(
     progress: Progress | None,
     batch: BatchRun | None,
     price: Price | None,
+    predicates: Predicates,
     force: bool,
     on_plan: PlanHook | None,
 ) -> SyncReport:
     """One pass of :func:`sync_workspace`."""
     report = SyncReport()
     plan = effective_chunking(chunking, provider)
-    fingerprint = index_fingerprint(provider, plan, workspace)
+    fingerprint = index_fingerprint(provider, plan, workspace, predicates)
     fp_json = fingerprint_json(fingerprint)
     meta = store.meta()
     if force:
@@ -395,6 +412,7 @@ def _sync_pass(
 
     if changed or removed or touched or report.full_reindex:
         facts_changed = False
+        subjects: set[str] | None = None if report.full_reindex else set()  # whose relations to settle again
         with store.write():
             if report.full_reindex:
                 store.reset()
@@ -404,8 +422,14 @@ def _sync_pass(
                     report.notes.append(f"{path}: a newer sync indexed it meanwhile; kept its rows")
                     continue
                 report.chunks_written += len(prepared.rows)
+                if subjects is not None:
+                    if derived.names or is_entity_page(path):
+                        subjects = None  # an entity's names changed: every subject may resolve otherwise
+                    else:
+                        subjects |= store.facts.relations.subjects_of(path, written=True)
+                        subjects |= {r.subject for f in derived.facts for r in f.relations}
                 store.replace_chunks(path, prepared.rows, provider.model if provider else "")
-                store.facts.replace_file(path, derived.facts, derived.problems, derived.names)
+                store.facts.replace_file(path, derived.facts, derived.problems, derived.names, derived.relations)
                 store.set_file_state(path, item.state)
                 if key is not None:
                     store.touch_vectors(key, list(prepared.texts))
@@ -418,7 +442,15 @@ def _sync_pass(
                     store.set_file_state(path, state)
             for path in removed:
                 if not _superseded(store, workspace, path, known.get(path)):
+                    if subjects is not None:
+                        subjects = (
+                            None
+                            if is_entity_page(path)
+                            else subjects | store.facts.relations.subjects_of(path, written=True)
+                        )
                     store.delete_file(path)
+            if subjects is None or subjects:
+                settle_index(store.facts, subjects, predicates)
             store.set_meta(
                 {
                     "fingerprint": fp_json,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .base import FactIndex, IndexStore, ServerVectorSearch
 from .facts import EntityName, FactFilter, FactRow, SQLiteFacts, StoredFact
+from .relations import RelationRow, RelationTable, StoredRelation
 from .sqlite import (
     SCHEMA_VERSION,
     ChunkRow,
@@ -62,11 +63,14 @@ __all__ = [
     "FactRow",
     "FileState",
     "IndexStore",
+    "RelationRow",
+    "RelationTable",
     "SQLiteFacts",
     "SQLiteStore",
     "ServerVectorSearch",
     "StoredChunk",
     "StoredFact",
+    "StoredRelation",
     "fingerprint_json",
     "open_store",
 ]

@@ -23,11 +23,15 @@ import numpy as np
 import numpy.typing as npt
 
 from .facts import EntityName, FactFilter, FactRow, StoredFact
+from .relations import RelationRow, RelationTable
 from .rows import ChunkRow, EmbeddingKey, FileState, StoredChunk
 
 
 class FactIndex(Protocol):
-    """The Retain facts, their entity mentions and the entity names (spec 004)."""
+    """The Retain facts, their entity mentions, the entity names (spec 004) and the relations the facts and
+    entity pages state (``relations``, memlane.graph)."""
+
+    relations: RelationTable
 
     # writes: inside the store's write()
     def replace_file(
@@ -36,6 +40,7 @@ class FactIndex(Protocol):
         facts: Sequence[FactRow],
         problems: Sequence[tuple[int, str]],
         names: Sequence[EntityName],
+        relations: Sequence[RelationRow] = (),
     ) -> None: ...
     def delete_file(self, path: str) -> None: ...
 

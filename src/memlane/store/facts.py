@@ -27,6 +27,8 @@ from typing import Any
 
 from ..errors import IndexError_
 from .dialect import SQLITE, Dialect
+from .relations import SQLITE_SCHEMA as RELATION_SCHEMA
+from .relations import RelationRow, RelationTable
 from .rows import now_ms
 from .slices import in_slices
 
@@ -74,6 +76,7 @@ FACT_SCHEMA = [
       INSERT INTO facts_fts(facts_fts, rowid, text, context, cjk)
       VALUES ('delete', old.seq, old.content, old.context, old.cjk);
     END""",
+    *RELATION_SCHEMA,
 ]
 FACT_DROP = [
     "DROP TRIGGER IF EXISTS facts_ai",
@@ -83,8 +86,9 @@ FACT_DROP = [
     "DROP TABLE IF EXISTS fact_mentions",
     "DROP TABLE IF EXISTS entity_names",
     "DROP TABLE IF EXISTS fact_problems",
+    "DROP TABLE IF EXISTS relations",
 ]
-FACT_TABLES = {"facts", "fact_mentions", "entity_names", "fact_problems", "facts_fts"}
+FACT_TABLES = {"facts", "fact_mentions", "entity_names", "fact_problems", "facts_fts", "relations"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +111,7 @@ class FactRow:
     context: str
     cjk: str
     mentions: tuple[tuple[str, str], ...]  # (norm, name as written)
+    relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.graph)
 
     def values(self) -> tuple[Any, ...]:
         """The stored columns id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence,
@@ -202,6 +207,13 @@ class SQLiteFacts:
     ) -> None:
         self._writer = writer
         self._reading = reading
+        self.relations = RelationTable(
+            SQLITE,
+            lambda sql, params: self._writer().execute(sql, params),
+            lambda sql, rows: self._writer().executemany(sql, rows),
+            self._rows,
+            lambda sql, params: self._writer().execute(sql, params).fetchall(),
+        )
 
     # -- writes: call inside store.write()
     def replace_file(
@@ -210,11 +222,14 @@ class SQLiteFacts:
         facts: Sequence[FactRow],
         problems: Sequence[tuple[int, str]],
         names: Sequence[EntityName],
+        relations: Sequence[RelationRow] = (),
     ) -> None:
-        """Make these the facts, problems and entity names of ``path``."""
+        """Make these the facts, problems, entity names and relations of ``path`` (``relations``: those of
+        no fact, an entity page's lines; a fact's own come with it)."""
         self.delete_file(path)
         conn = self._writer()
         now = now_ms()
+        stated: list[tuple[int | None, RelationRow]] = [(None, r) for r in relations]
         for f in facts:
             cur = conn.execute(
                 "INSERT INTO facts(id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, "
@@ -226,6 +241,8 @@ class SQLiteFacts:
                     "INSERT OR IGNORE INTO fact_mentions(fact, norm, name) VALUES(?,?,?)",
                     [(cur.lastrowid, norm, name) for norm, name in f.mentions],
                 )
+            stated += [(cur.lastrowid, r) for r in f.relations]
+        self.relations.insert(path, stated)
         conn.executemany("INSERT INTO fact_problems(path, line, message) VALUES(?,?,?)", [(path, *p) for p in problems])
         conn.executemany(
             "INSERT OR IGNORE INTO entity_names(path, norm, slug, how) VALUES(?,?,?,?)",
@@ -238,6 +255,7 @@ class SQLiteFacts:
         conn.execute("DELETE FROM facts WHERE path = ?", (path,))
         conn.execute("DELETE FROM fact_problems WHERE path = ?", (path,))
         conn.execute("DELETE FROM entity_names WHERE path = ?", (path,))
+        self.relations.delete_path(path)
 
     # -- reads
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:

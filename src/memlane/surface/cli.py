@@ -215,6 +215,12 @@ def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:
             parts.append(f"c={f.confidence:g}")
         parts += [click.style(f.source, bold=True), f"{f.score:.3f}"]
         click.echo("    " + " · ".join(parts))
+        if f.path:
+            click.echo(f"    via {f.path}")
+        if f.valid_to is not None or f.superseded_by is not None:
+            by = f.superseded_by or {}
+            until = f"until {f.valid_to}" if f.valid_to else "ended"
+            click.echo(f"    superseded: {until}" + (f" by {by['content']!r} ({by['source']})" if by else ""))
         if explain and f.signals:
             click.echo("    " + " ".join(f"{k}={v:.2f}" for k, v in f.signals.items() if v))
 
@@ -227,6 +233,8 @@ def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:
 @click.option("--kind", help="Only these kinds, comma-separated: world, experience, opinion, observation (W,B,O,S).")
 @click.option("--entity", help="Only facts about this entity (its name or an alias).")
 @click.option("--budget", type=click.IntRange(1, MAX_COUNT), help="Keep the best facts that fit this many tokens.")
+@click.option("--as-of", "as_of", help="Answer from what was true on this date (YYYY-MM-DD).")
+@click.option("--known-at", "known_at", help="Answer from what memory knew on this date (YYYY-MM-DD).")
 @click.option("--json", "as_json", is_flag=True, help="Print the memory_recall payload as JSON.")
 @click.option("--explain", is_flag=True, help="Show each fact's signals (cosine, words, context, entity, time).")
 @click.pass_context
@@ -239,15 +247,87 @@ def recall(
     kind: str | None,
     entity: str | None,
     budget: int | None,
+    as_of: str | None,
+    known_at: str | None,
     as_json: bool,
     explain: bool,
 ) -> None:
-    """Recall the facts (## Retain bullets) that answer QUERY, each with its source line."""
+    """Recall the facts (## Retain bullets) that answer QUERY, each with its source line. Current facts come
+    first; a superseded one is shown after them with what superseded it."""
     with _memory(ctx) as mem:
         resp = mem.recall(
-            query, k=k, since=since, until=until, kinds=kind, entity=entity, budget=budget, fresh=True, explain=explain
+            query,
+            k=k,
+            since=since,
+            until=until,
+            kinds=kind,
+            entity=entity,
+            budget=budget,
+            fresh=True,
+            explain=explain,
+            as_of=as_of,
+            known_at=known_at,
         )
         _print_recall(resp, as_json, explain)
+
+
+@cli.command()
+@click.argument("entity")
+@click.option("--depth", type=click.IntRange(1, 4), default=2, show_default=True, help="Relations away.")
+@click.option("--as-of", "as_of", help="Relations true on this date (YYYY-MM-DD); default today.")
+@click.option("--to", "to", help="Another entity: print the path between the two.")
+@click.option("--json", "as_json", is_flag=True, help="Print the memory_graph payload as JSON.")
+@click.pass_context
+def graph(ctx: click.Context, entity: str, depth: int, as_of: str | None, to: str | None, as_json: bool) -> None:
+    """The entities related to ENTITY and the relations between them, each with its source."""
+    with _memory(ctx) as mem:
+        payload = mem.graph(entity, depth=depth, as_of=as_of, to=to, fresh=True)
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for note in payload["notes"]:
+        click.echo(f"note: {note}", err=True)
+    if to is not None:
+        for p in payload["paths"]:
+            click.echo(p["text"])
+            for e in p["edges"]:
+                click.echo(f"    {e['subject']} {e['predicate']} {e['object']} ({e['source']})")
+        if not payload["paths"]:
+            click.echo("no path")
+        return
+    for node in payload["nodes"]:
+        click.echo(
+            f"{'  ' * node['depth']}{node['name']}" + (f"  ({' → '.join(node['path'])})" if node["depth"] else "")
+        )
+    click.echo("")
+    for e in payload["edges"]:
+        since = f" since {e['valid_from']}" if e.get("valid_from") else ""
+        click.echo(f"{e['subject']} {e['predicate']} {e['object']}{since} ({e['source']})")
+
+
+@cli.command()
+@click.argument("entity")
+@click.option("--json", "as_json", is_flag=True, help="Print the payload as JSON.")
+@click.pass_context
+def timeline(ctx: click.Context, entity: str, as_json: bool) -> None:
+    """ENTITY's relations in time order: when each began, when it ended and what ended it."""
+    with _memory(ctx) as mem:
+        payload = mem.timeline(entity, fresh=True)
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    click.echo(payload["entity"])
+    for predicate, values in payload["now"].items():
+        click.echo(f"  now {predicate}: {', '.join(values)}")
+    for e in payload["relations"]:
+        if e.get("ends"):
+            click.echo(
+                f"  {e['valid_from'] or '?':<10}  ended {e['subject']} {e['predicate']} {e['object']}  ({e['source']})"
+            )
+            continue
+        span = f"{e['valid_from'] or '…'} → {e['valid_to'] or 'now'}"
+        closed = f", ended by {e['closed_by']}" if e.get("closed_by") else ""
+        click.echo(f"  {span:<24}  {e['subject']} {e['predicate']} {e['object']}  ({e['source']}{closed})")
 
 
 @cli.command()

@@ -81,9 +81,22 @@ def build_server(memory: Memory) -> Any:
         entity: str | None = None,
         budget: Annotated[int | None, Field(ge=1)] = None,
         now: str | None = None,
+        as_of: str | None = None,
+        known_at: str | None = None,
     ) -> dict[str, Any]:
         args: dict[str, Any] = {"query": query, "k": k, "since": since, "until": until, "kind": kind}
-        return call("memory_recall", {**args, "entity": entity, "budget": budget, "now": now})
+        more = {"entity": entity, "budget": budget, "now": now, "as_of": as_of, "known_at": known_at}
+        return call("memory_recall", {**args, **more})
+
+    def memory_graph(
+        entity: str,
+        depth: Annotated[int | None, Field(ge=1, le=4)] = None,
+        as_of: str | None = None,
+        to: str | None = None,
+        timeline: bool = False,
+    ) -> dict[str, Any]:
+        args = {"entity": entity, "depth": depth, "as_of": as_of, "to": to, "timeline": timeline}
+        return call("memory_graph", args)
 
     def memory_core() -> dict[str, Any]:
         return call("memory_core", {})
@@ -113,6 +126,7 @@ def build_server(memory: Memory) -> Any:
         "memory_replace": memory_replace,
         "memory_insert": memory_insert,
         "memory_capture": memory_capture,
+        "memory_graph": memory_graph,
     }
     for name in TOOL_NAMES:
         read_only = READ_ONLY[name]

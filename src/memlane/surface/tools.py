@@ -26,7 +26,14 @@ DESCRIPTIONS = {
     "memory_recall": (
         "Recall facts (the '## Retain' bullets of memory files): a small bundle answering 'tell me about Alice', "
         "'what happened around Nov 27', 'what does Peter prefer?'. Each fact has its kind (world, experience, "
-        "opinion, observation), day, event time, entities, confidence (opinions) and source (path#Lline)."
+        "opinion, observation), day, event time, entities, confidence (opinions) and source (path#Lline). "
+        "Current facts come first; a superseded one says valid_to and superseded_by. as_of answers from what "
+        "was true on a date, known_at from what memory knew on a date."
+    ),
+    "memory_graph": (
+        "Relations between entities (lives_in, works_at, role, partner, likes...): the neighbourhood of an "
+        "entity up to `depth` relations away, true today or `as_of` a date; with `to`, the path between two "
+        "entities; with `timeline`, every relation of the entity in time order with what ended each one."
     ),
     "memory_get": (
         "Read a memory file (MEMORY.md, memory.md, memory/**/*.md or bank/**/*.md, workspace-relative), "
@@ -84,6 +91,8 @@ PARAMETERS: dict[str, dict[str, Any]] = {
             },
             "entity": {"type": "string", "description": "Only facts about this entity (name or alias)."},
             "budget": {"type": "integer", "minimum": 1, "description": "The best facts that fit this many tokens."},
+            "as_of": {"type": "string", "description": "Answer from what was true on this date (YYYY-MM-DD)."},
+            "known_at": {"type": "string", "description": "Answer from what memory knew on this date (YYYY-MM-DD)."},
             "now": _NOW,
         },
         "required": ["query"],
@@ -154,6 +163,18 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["turns"],
         "additionalProperties": False,
     },
+    "memory_graph": {
+        "type": "object",
+        "properties": {
+            "entity": {"type": "string", "description": "The entity (name or alias)."},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 4, "description": "Relations away (default 2)."},
+            "as_of": {"type": "string", "description": "Relations true on this date (YYYY-MM-DD), default today."},
+            "to": {"type": "string", "description": "Another entity: return the path between the two."},
+            "timeline": {"type": "boolean", "description": "Every relation of the entity in time order instead."},
+        },
+        "required": ["entity"],
+        "additionalProperties": False,
+    },
 }
 READ_ONLY = {
     "memory_search": True,
@@ -164,6 +185,7 @@ READ_ONLY = {
     "memory_replace": False,
     "memory_insert": False,
     "memory_capture": False,
+    "memory_graph": True,
 }
 TOOL_NAMES = tuple(PARAMETERS)
 
@@ -244,8 +266,23 @@ def _recall(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
         entity=_str_arg(args, "entity"),
         budget=_int_arg(args, "budget"),
         now=now,
+        as_of=_str_arg(args, "as_of"),
+        known_at=_str_arg(args, "known_at"),
     )
     return resp.to_dict()
+
+
+def _graph(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
+    entity = str(_str_arg(args, "entity", required=True))
+    timeline = args.get("timeline")
+    if timeline is not None and not isinstance(timeline, bool):
+        raise MemlaneError("timeline must be true or false")
+    if timeline:
+        return memory.timeline(entity)
+    depth = _int_arg(args, "depth")
+    return memory.graph(
+        entity, depth=2 if depth is None else depth, as_of=_str_arg(args, "as_of"), to=_str_arg(args, "to")
+    )
 
 
 def _get(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
@@ -295,6 +332,7 @@ HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], dict[str, Any]]] = {
     "memory_replace": _replace,
     "memory_insert": _insert,
     "memory_capture": _capture,
+    "memory_graph": _graph,
 }
 
 

@@ -91,7 +91,16 @@ class ChunkTables(PostgresConnection):
     def reset(self) -> None:
         """Empty the agent's files, chunks, keys and facts (inside :meth:`write`: atomic); bumps ``epoch``."""
         self.bump_epoch()
-        for table in ("files", "chunks", "chunk_keys", "facts", "fact_mentions", "entity_names", "fact_problems"):
+        for table in (
+            "files",
+            "chunks",
+            "chunk_keys",
+            "facts",
+            "fact_mentions",
+            "entity_names",
+            "fact_problems",
+            "relations",
+        ):
             self._x(f"DELETE FROM {self._t(table)} WHERE agent = %s", (self.agent,))
 
     def chunks_by_seq(self, seqs: Iterable[int]) -> dict[int, StoredChunk]:

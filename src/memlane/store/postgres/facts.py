@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from ..dialect import Dialect
 from ..facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
+from ..relations import RelationRow, RelationTable
 from ..rows import now_ms
 from .text import fold
 
@@ -52,6 +53,15 @@ class PostgresFacts:
     def __init__(self, store: FactHost) -> None:
         self._store = store
 
+        def executemany(sql: str, rows: list[tuple[Any, ...]]) -> None:
+            with store._conn.cursor() as cur:
+                cur.executemany(sql, rows)
+
+        def written(sql: str, params: Sequence[Any]) -> list[Any]:
+            return list(store._conn.execute(sql, params).fetchall())
+
+        self.relations = RelationTable(store.dialect, store._x, executemany, store._rows, written)
+
     def _t(self, table: str) -> str:
         return self._store.dialect.table(table)
 
@@ -66,12 +76,14 @@ class PostgresFacts:
         facts: Sequence[FactRow],
         problems: Sequence[tuple[int, str]],
         names: Sequence[EntityName],
+        relations: Sequence[RelationRow] = (),
     ) -> None:
         self.delete_file(path)
         conn = self._store._conn
         now = now_ms()
         cfg = f"{self._store.schema}.memlane"
         mentions: list[tuple[Any, ...]] = []
+        stated: list[tuple[int | None, RelationRow]] = [(None, r) for r in relations]
         for f in facts:
             (seq,) = conn.execute(
                 f"INSERT INTO {self._t('facts')} (agent, id, path, start_line, end_line, kind, content, day, t_start, "
@@ -81,6 +93,8 @@ class PostgresFacts:
                 (self._agent, *f.values(), now, fold(f.content), fold(f.context), f.cjk),
             ).fetchone()
             mentions += [(self._agent, seq, norm, name) for norm, name in f.mentions]
+            stated += [(seq, r) for r in f.relations]
+        self.relations.insert(path, stated)
         self._store._written += len(facts)
         with conn.cursor() as cur:
             if mentions:
@@ -104,7 +118,7 @@ class PostgresFacts:
             f"(SELECT seq FROM {self._t('facts')} WHERE agent = %s AND path = %s)",
             (self._agent, self._agent, path),
         )
-        for table in ("facts", "fact_problems", "entity_names"):
+        for table in ("facts", "fact_problems", "entity_names", "relations"):
             self._store._x(f"DELETE FROM {self._t(table)} WHERE agent = %s AND path = %s", (self._agent, path))
 
     # -- reads

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..relations import postgres_schema
+
 PG_SCHEMA_VERSION = 1
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -94,4 +96,5 @@ def ddl(s: str) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS {s}.fact_problems (
           agent text NOT NULL, path text NOT NULL, line integer NOT NULL, message text NOT NULL)""",
         f"CREATE INDEX IF NOT EXISTS fact_problems_path ON {s}.fact_problems (agent, path)",
+        *postgres_schema(s),
     ]

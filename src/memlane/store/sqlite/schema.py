@@ -23,11 +23,12 @@ from __future__ import annotations
 import sqlite3
 
 from ..facts import FACT_SCHEMA, FACT_TABLES
+from ..relations import SQLITE_SCHEMA as RELATION_SCHEMA
 
 # The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # meta key of a random id given to each index when it is made or reset: files derived from one index (the
 # ANN graph of ann.py) name it, so that they are never taken for those of another index at the same path.
 INDEX_ID = "index_id"
@@ -127,5 +128,18 @@ def _renew_chunk_schema(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
+def _add_relations(conn: sqlite3.Connection) -> None:
+    """Version 5 adds the relation table (memlane.graph); the next sync is a full reindex that fills it
+    (every vector comes from the cache)."""
+    for stmt in RELATION_SCHEMA:
+        conn.execute(stmt)
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
 # (from version, to version, step): applied in order on open, each in its own transaction.
-MIGRATIONS = [(1, 2, _migrate_1_to_2), (2, 3, _renew_chunk_schema), (3, 4, _renew_chunk_schema)]
+MIGRATIONS = [
+    (1, 2, _migrate_1_to_2),
+    (2, 3, _renew_chunk_schema),
+    (3, 4, _renew_chunk_schema),
+    (4, 5, _add_relations),
+]

@@ -1,0 +1,88 @@
+"""The predicates relations are stated with, which of them hold one value at a time, and the words a
+question uses for each.
+
+A **single-valued** predicate (``lives_in``, ``works_at``, ``role``, ``status``, ``partner``…) holds one value
+for a subject at a time: a later value closes the earlier one. A **multi-valued** one (``likes``, ``uses``,
+``knows``…) is only ever closed by an explicit end ("no longer likes jazz"). The built-in list below is the
+default of ``memorySearch.graph.predicates``; a user's entries extend it or change one (``{"mentor":
+{"single": true, "cues": ["mentor", "mentors"]}}``). A name that is in neither (from an inline field or from
+"the deadline is now ...") is single-valued: such statements name what is current.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..config import GraphSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    name: str
+    single: bool
+    cues: tuple[str, ...] = ()  # question words that ask for it ("where ... live" -> lives_in)
+    label: str = ""  # how it reads in a sentence ("lives in"); the name with spaces when empty
+
+    @property
+    def words(self) -> str:
+        return self.label or self.name.replace("_", " ")
+
+
+BUILTIN: tuple[Predicate, ...] = (
+    Predicate("lives_in", True, ("live", "lives", "living", "lived", "home", "reside", "resides", "city"), "lives in"),
+    Predicate("works_at", True, ("work", "works", "working", "worked", "job", "employer", "company", "employed")),
+    Predicate("role", True, ("role", "title", "position")),
+    Predicate("status", True, ("status",)),
+    Predicate("partner", True, ("partner", "married", "wife", "husband", "dating", "girlfriend", "boyfriend")),
+    Predicate("located_in", True, ("located", "based", "headquartered", "headquarters", "offices")),
+    Predicate("owns", False, ("own", "owns", "owned")),
+    Predicate("uses", False, ("use", "uses", "using", "used", "tool", "tools")),
+    Predicate("likes", False, ("like", "likes", "liked", "love", "loves", "enjoy", "enjoys", "into", "fan")),
+    Predicate("dislikes", False, ("dislike", "dislikes", "hate", "hates")),
+    Predicate("prefers", False, ("prefer", "prefers", "preferred", "favourite", "favorite")),
+    Predicate("knows", False, ("know", "knows", "friend", "friends")),
+)
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def predicate_name(words: str) -> str:
+    """``"Job Title"`` -> ``job_title``: the name a stated attribute is kept under."""
+    return re.sub(r"[^a-z0-9]+", "_", words.casefold()).strip("_")[:40]
+
+
+class Predicates:
+    """The predicates in effect: the built-in ones with a user's entries over them."""
+
+    def __init__(self, extra: Mapping[str, tuple[bool, Sequence[str]]] | None = None) -> None:
+        """``extra``: name -> (single-valued, cue words) of a user's predicates (``memorySearch.graph``)."""
+        self.by_name: dict[str, Predicate] = {p.name: p for p in BUILTIN}
+        for name, (single, cues) in (extra or {}).items():
+            if not _NAME.match(name):
+                raise ValueError(f"a predicate name is lower_snake_case (a-z, 0-9, _), got {name!r}")
+            old = self.by_name.get(name)
+            words = tuple(c.lower() for c in cues) or (old.cues if old else tuple(name.split("_")))
+            self.by_name[name] = Predicate(name, single, words, old.label if old else "")
+
+    @classmethod
+    def of(cls, settings: GraphSettings) -> Predicates:
+        return cls({n: (p.single, p.cues) for n, p in settings.predicates.items()})
+
+    def single(self, name: str) -> bool:
+        p = self.by_name.get(name)
+        return p.single if p is not None else True
+
+    def words(self, name: str) -> str:
+        p = self.by_name.get(name)
+        return p.words if p is not None else name.replace("_", " ")
+
+    def asked(self, question: str) -> set[str]:
+        """The predicates a question's words ask for."""
+        words = set(re.findall(r"[a-z]+", question.casefold()))
+        return {p.name for p in self.by_name.values() if words & set(p.cues)}
+
+    def fingerprint(self) -> str:
+        """What the index's validity columns depend on (a change rebuilds them)."""
+        return ",".join(f"{n}:{int(p.single)}" for n, p in sorted(self.by_name.items()))
