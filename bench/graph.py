@@ -41,7 +41,7 @@ def run(form: str, people: int, seed: int, provider: str) -> None:
         p.write_text(text, encoding="utf-8")
     now = dt.datetime.fromisoformat(data.today) + dt.timedelta(hours=12)
     settings = {"provider": provider, "store": {"path": str(root / "index.sqlite")}}
-    with memlane.open(ws, memory_search=settings) as mem:
+    with memlane.open(ws, **settings) as mem:
         t0 = time.perf_counter()
         mem.sync()
         index_s = time.perf_counter() - t0
