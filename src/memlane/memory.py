@@ -27,7 +27,6 @@ from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
-from .graph import Predicates
 from .graph.query import Graph, describe_path
 from .index.background import Background
 from .index.batching import BatchRun
@@ -325,7 +324,7 @@ class Memory:
                 directory=self.index.entity_directory(),
                 as_of=on_day,
                 known_at=known_day,
-                predicates=Predicates.of(settings.graph),
+                predicates=self.index.predicates,
             )
         if on_day is not None:
             notes.append(f"as of {on_day}: what was true then")
@@ -335,7 +334,7 @@ class Memory:
         return resp
 
     def _graph(self) -> Graph:
-        return Graph(self.store.facts, self.index.entity_directory(), Predicates.of(self.settings.graph))
+        return Graph(self.store.facts, self.index.entity_directory(), self.index.predicates)
 
     def graph(
         self,

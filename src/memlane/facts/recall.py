@@ -30,13 +30,14 @@ import numpy.typing as npt
 
 from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
-from ..graph import directory_of, key_of, stated
+from ..graph import directory_of, key_of
 from ..graph.predicates import Predicates
-from ..graph.settle import Stated, settle
+from ..graph.query import Graph, describe_path
+from ..graph.settle import Stated
 from ..search.keywords import STOPWORDS, match_expression
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
-from ..store import FactFilter, IndexStore, StoredFact
+from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS
 from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
@@ -319,7 +320,8 @@ def recall(
         # Relations: facts stating what the question asks about a named entity, and one hop beyond it.
         asked_predicates = predicates.asked(query)
         named_keys_all = sorted({e.key for e, _ in named})
-        hops = _graph_pool(store, named_keys_all, asked_predicates, ref_day, pool, directory)
+        graph = Graph(store.facts, directory, predicates)
+        hops = _graph_pool(store, named_keys_all, asked_predicates, ref_day, pool, graph)
         for seq, path in hops.items():
             candidates.setdefault(seq, _Candidate(seq)).path = path
 
@@ -336,7 +338,7 @@ def recall(
             facts = {s: f for s, f in facts.items() if f.day is None or f.day <= known_at.isoformat()}
         if as_of is not None:  # what had not happened yet
             facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
-        status = _validity(store, facts, ref_day, known_at, predicates, directory)
+        status = _validity(store, facts, ref_day, known_at, graph)
         facts = {s: f for s, f in facts.items() if status.get(s, _CURRENT).state != "later"}
         if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
             allowed_set = set(store.facts.seqs(where))
@@ -521,53 +523,40 @@ def _validity(
     facts: dict[int, StoredFact],
     day: str,
     known_at: dt.date | None,
-    predicates: Predicates,
-    directory: EntityDirectory,
+    graph: Graph,
 ) -> dict[int, _Status]:
     """Each fact's standing on ``day``, from its relations: current when one of them holds, superseded when all
     ended on or before it, "later" when none had begun. A fact without relations is current."""
     rows = store.facts.relations.of_facts(list(facts))
     if not rows:
         return {}
-    settled: dict[int, Stated] | None = None
-    if known_at is not None:
-        settled = {}
-        norms: set[str] = set()
-        for r in rows:
-            entity = directory.of_norm(key_of(directory, r.subject))
-            norms |= set(entity.norms) if entity is not None else {r.subject}
-        graph_rows = store.facts.relations.of_subjects(sorted(norms))
-        for done in settle(stated(graph_rows, directory), predicates.single, known_at.isoformat()):
-            settled[done.seq] = done
-    by_fact: dict[int, list[tuple[str, str | None, str | None, int | None]]] = {}
+    known = graph.known({key_of(graph.directory, r.subject) for r in rows}, known_at.isoformat()) if known_at else None
+    by_fact: dict[int, list[StoredRelation | Stated]] = {}
     for r in rows:
         if r.ends or r.fact is None:
             continue
-        if settled is not None:
-            got = settled.get(r.seq)
-            if got is None:
-                continue
-            by_fact.setdefault(r.fact, []).append((got.predicate, got.valid_from, got.valid_to, got.closed_by))
-        else:
-            by_fact.setdefault(r.fact, []).append((r.predicate, r.valid_from, r.valid_to, r.closed_by))
-    closers = store.facts.relations.by_seq([c for v in by_fact.values() for *_, c in v if c is not None])
+        held: StoredRelation | Stated | None = r if known is None else known.get(r.seq)
+        if held is not None:
+            by_fact.setdefault(r.fact, []).append(held)
+    closers = store.facts.relations.by_seq(
+        [s.closed_by for v in by_fact.values() for s in v if s.closed_by is not None]
+    )
     closer_facts = store.facts.by_seq([r.fact for r in closers.values() if r.fact is not None])
     out: dict[int, _Status] = {}
-    for seq, rels in by_fact.items():
-        names = frozenset(p for p, *_ in rels)
-        if any((vf is None or vf <= day) and (vt is None or vt > day) for _, vf, vt, _ in rels):
+    for seq, held_rels in by_fact.items():
+        names = frozenset(s.predicate for s in held_rels)
+        if any(s.valid_on(day) for s in held_rels):
             out[seq] = _Status("current", names)
-        elif all(vf is not None and vf > day for _, vf, _, _ in rels):
+        elif all(s.valid_from is not None and s.valid_from > day for s in held_rels):
             out[seq] = _Status("later", names)
         else:
-            ended = [(vt, c) for _, _, vt, c in rels if vt is not None]
-            vt, c = max(ended, key=lambda x: x[0]) if ended else (None, None)
+            last = max((s for s in held_rels if s.valid_to is not None), key=lambda s: str(s.valid_to), default=None)
+            closer = closers.get(last.closed_by) if last is not None and last.closed_by is not None else None
             by = None
-            closer = closers.get(c) if c is not None else None
             if closer is not None:
                 cf = closer_facts.get(closer.fact) if closer.fact is not None else None
                 by = {"content": cf.content if cf else closer.object_name, "source": cf.source if cf else closer.source}
-            out[seq] = _Status("superseded", names, vt, by)
+            out[seq] = _Status("superseded", names, last.valid_to if last is not None else None, by)
     return out
 
 
@@ -575,12 +564,7 @@ HOP_NEIGHBOURS = 20  # entities one relation away from a named one whose facts a
 
 
 def _graph_pool(
-    store: IndexStore,
-    named: list[str],
-    asked: set[str],
-    day: str,
-    pool: int,
-    directory: EntityDirectory,
+    store: IndexStore, named: list[str], asked: set[str], day: str, pool: int, graph: Graph
 ) -> dict[int, str | None]:
     """Facts stating an asked-for relation of a named entity (path None), and facts about the entities a named
     one holds a relation to on ``day`` (with the path: "Peter → works_at → Acme → located_in → Lisbon")."""
@@ -591,31 +575,15 @@ def _graph_pool(
     for r in rows:
         if r.fact is not None and (r.predicate in asked or r.stated in asked):
             out.setdefault(r.fact, None)
-    hops: dict[str, tuple[str, str]] = {}
+    hops: dict[str, StoredRelation] = {}  # entity one relation away -> the relation that leads there
     for r in rows:
         if r.entity and r.subject_key in named and r.valid_on(day) and r.object_key not in named:
-            hops.setdefault(r.object_key, (r.subject_key, r.predicate))
+            hops.setdefault(r.object_key, r)
         if len(hops) >= HOP_NEIGHBOURS:
             break
-    if hops:
-
-        def name(key: str) -> str:
-            e = directory.of_norm(key)
-            return e.name if e is not None else key
-
-        for r in store.facts.relations.touching(sorted(hops), pool * 4):
-            if r.fact is None or r.subject_key not in hops or not r.valid_on(day) or r.fact in out:
-                continue
-            first, predicate = hops[r.subject_key]
-            out[r.fact] = " → ".join(
-                [
-                    name(first),
-                    predicate,
-                    name(r.subject_key),
-                    r.predicate,
-                    name(r.object_key) if r.entity else r.object_name,
-                ]
-            )
+    for r in store.facts.relations.touching(sorted(hops), pool * 4) if hops else []:
+        if r.fact is not None and r.subject_key in hops and r.valid_on(day) and r.fact not in out:
+            out[r.fact] = describe_path([graph.edge(hops[r.subject_key]), graph.edge(r)])
     return out
 
 

@@ -48,30 +48,29 @@ def stated(rows: Iterable[StoredRelation], directory: EntityDirectory) -> list[S
     ]
 
 
+def norms_of(directory: EntityDirectory, keys: Iterable[str]) -> set[str]:
+    """Every name (as written) the entities of ``keys`` answer to: what their statements' subjects may be."""
+    norms: set[str] = set()
+    for key in keys:
+        entity = directory.of_norm(key)
+        norms |= set(entity.norms) if entity is not None else {key}
+    return norms
+
+
 def settle_index(facts: FactIndex, subjects: set[str] | None, predicates: Predicates) -> int:
     """Settle the statements about ``subjects`` (keys as written; every statement when None) and write what
     was decided. Call inside the store's write. Returns how many statements were settled."""
-    facts.relations.in_write = True
-    try:
-        return _settle(facts, subjects, predicates)
-    finally:
-        facts.relations.in_write = False
-
-
-def _settle(facts: FactIndex, subjects: set[str] | None, predicates: Predicates) -> int:
-    directory = directory_of(facts)
+    table = facts.relations.through_write()
+    # A key resolves through entity pages only (a mention no page names is its own key): no need to count
+    # every mention of the index on each write.
+    directory = EntityDirectory(table.page_names(), {})
     if subjects is None:
-        rows = facts.relations.of_subjects(None)
+        rows = table.of_subjects(None)
     else:
         keys = {key_of(directory, n) for n in subjects}
-        norms = set(subjects)
-        for key in keys:
-            entity = directory.of_norm(key)
-            if entity is not None:
-                norms |= set(entity.norms)
-        rows = facts.relations.of_subjects(sorted(norms))
+        rows = table.of_subjects(sorted(norms_of(directory, keys) | subjects))
     done = settle(stated(rows, directory), predicates.single)
-    facts.relations.apply((s.seq, s.predicate, s.valid_to, s.closed_by, s.subject, s.object) for s in done)
+    table.apply((s.seq, s.predicate, s.valid_to, s.closed_by, s.subject, s.object) for s in done)
     return len(done)
 
 
@@ -83,6 +82,7 @@ __all__ = [
     "Relation",
     "Stated",
     "directory_of",
+    "norms_of",
     "relations_of",
     "settle",
     "settle_index",

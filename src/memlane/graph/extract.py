@@ -27,6 +27,7 @@ are cut from the text after a trigger by a word loop, not by a regular expressio
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -148,22 +149,7 @@ def from_page(slug: str, text: str) -> list[Relation]:
         whole = _LINE_FIELD.match(line)
         if whole and not _FIELD.search(line):
             line = f"[{whole.group('neg')}{whole.group('key')}:: {whole.group('value').strip()}]"
-        for r in from_fields(line, subject, i + 1, None):
-            out.append(
-                Relation(
-                    r.subject,
-                    r.subject_name,
-                    r.predicate,
-                    r.object,
-                    r.object_name,
-                    r.entity,
-                    r.ends,
-                    r.since,
-                    r.until,
-                    i + 1,
-                    "page",
-                )
-            )
+        out += [dataclasses.replace(r, how="page") for r in from_fields(line, subject, i + 1, None)]
     return out
 
 
@@ -184,7 +170,6 @@ def _rule(words: str, predicate: str, kind: str, ends: bool = False) -> _Rule:
     return _Rule(re.compile(rf"\b(?:{words})\s+", re.IGNORECASE), predicate, kind, ends)
 
 
-_ART = r"(?:(?:a|an|the|his|her|their|my|our)\s+)?"
 _RULES: tuple[_Rule, ...] = (
     _rule(r"(?:lives|living|live|lived|settled|resides|residing|reside)(?:\s+\w+){0,2}?\s+in", "lives_in", _NAME),
     _rule(r"(?:moved|moving|moves|relocated|relocating|relocates)(?:\s+back)?\s+to", "lives_in", _NAME),
@@ -428,8 +413,10 @@ def _clause_lead(sentence: str, at: int) -> str:
     return sentence[cut:at]
 
 
-def _lead_ok(lead: str, subject_words: set[str]) -> bool:
-    for w in re.findall(r"[\w'@\[\]-]+", lead.casefold()):
+def _about(lead: str, subject_words: set[str]) -> bool:
+    """Nothing but the subject, a pronoun, an auxiliary or an adverb stands in the clause's ``lead`` once the
+    words that only qualify the verb ("no longer", "not") are set aside: the statement is the subject's."""
+    for w in re.findall(r"[\w'@\[\]-]+", _strip_modifiers(lead).casefold()):
         w = w.strip("@[]'")
         if w and w not in _LEAD_OK and w not in subject_words and not w.isdigit():
             return False
@@ -468,7 +455,7 @@ def from_text(text: str, subject: Mention, line: int, day: dt.date | None) -> li
         for rule in _RULES:
             for m in rule.trigger.finditer(sentence):
                 lead = _clause_lead(sentence, m.start())
-                if not _lead_ok(_strip_modifiers(lead), subject_words):
+                if not _about(lead, subject_words):
                     continue
                 ends = rule.ends
                 if _PLAN_BEFORE.search(lead):
@@ -488,7 +475,7 @@ def from_text(text: str, subject: Mention, line: int, day: dt.date | None) -> li
                     continue
                 add(predicate, name, entity, ends, sentence)
         for m in _SWITCH.finditer(sentence):
-            if not _lead_ok(_strip_modifiers(_clause_lead(sentence, m.start())), subject_words):
+            if not _about(_clause_lead(sentence, m.start()), subject_words):
                 continue
             rest = sentence[m.end() :]
             first = _take(rest, _THING)
@@ -498,11 +485,10 @@ def from_text(text: str, subject: Mention, line: int, day: dt.date | None) -> li
             second = _take(rest[to.end() :], _THING)
             if second is None:
                 continue
-            old = first[0].split(" to ")[0]
-            add(ANY, old, _capitalised(old), True, sentence)
+            add(ANY, first[0], _capitalised(first[0]), True, sentence)
             add(SAME, second[0], _capitalised(second[0]), False, sentence)
         for m in _NOW.finditer(sentence):
-            if not _lead_ok(_strip_modifiers(_clause_lead(sentence, m.start())), subject_words):
+            if not _about(_clause_lead(sentence, m.start()), subject_words):
                 continue
             predicate = canonical(m.group(1))
             got = _take(sentence[m.end() :], _NAME if predicate in {"lives_in", "works_at", "partner"} else _THING)

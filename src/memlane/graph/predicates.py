@@ -23,15 +23,10 @@ class Predicate:
     name: str
     single: bool
     cues: tuple[str, ...] = ()  # question words that ask for it ("where ... live" -> lives_in)
-    label: str = ""  # how it reads in a sentence ("lives in"); the name with spaces when empty
-
-    @property
-    def words(self) -> str:
-        return self.label or self.name.replace("_", " ")
 
 
 BUILTIN: tuple[Predicate, ...] = (
-    Predicate("lives_in", True, ("live", "lives", "living", "lived", "home", "reside", "resides", "city"), "lives in"),
+    Predicate("lives_in", True, ("live", "lives", "living", "lived", "home", "reside", "resides", "city")),
     Predicate("works_at", True, ("work", "works", "working", "worked", "job", "employer", "company", "employed")),
     Predicate("role", True, ("role", "title", "position")),
     Predicate("status", True, ("status",)),
@@ -45,8 +40,6 @@ BUILTIN: tuple[Predicate, ...] = (
     Predicate("knows", False, ("know", "knows", "friend", "friends")),
 )
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
-
 
 def predicate_name(words: str) -> str:
     """``"Job Title"`` -> ``job_title``: the name a stated attribute is kept under."""
@@ -57,14 +50,13 @@ class Predicates:
     """The predicates in effect: the built-in ones with a user's entries over them."""
 
     def __init__(self, extra: Mapping[str, tuple[bool, Sequence[str]]] | None = None) -> None:
-        """``extra``: name -> (single-valued, cue words) of a user's predicates (``memorySearch.graph``)."""
+        """``extra``: name -> (single-valued, cue words) of a user's predicates (``memorySearch.graph``, whose
+        settings check the names)."""
         self.by_name: dict[str, Predicate] = {p.name: p for p in BUILTIN}
         for name, (single, cues) in (extra or {}).items():
-            if not _NAME.match(name):
-                raise ValueError(f"a predicate name is lower_snake_case (a-z, 0-9, _), got {name!r}")
             old = self.by_name.get(name)
             words = tuple(c.lower() for c in cues) or (old.cues if old else tuple(name.split("_")))
-            self.by_name[name] = Predicate(name, single, words, old.label if old else "")
+            self.by_name[name] = Predicate(name, single, words)
 
     @classmethod
     def of(cls, settings: GraphSettings) -> Predicates:
@@ -73,10 +65,6 @@ class Predicates:
     def single(self, name: str) -> bool:
         p = self.by_name.get(name)
         return p.single if p is not None else True
-
-    def words(self, name: str) -> str:
-        p = self.by_name.get(name)
-        return p.words if p is not None else name.replace("_", " ")
 
     def asked(self, question: str) -> set[str]:
         """The predicates a question's words ask for."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..facts.entities import EntityDirectory
 from ..store import FactIndex, StoredRelation
-from . import key_of, stated
+from . import key_of, norms_of, stated
 from .predicates import Predicates
 from .settle import Stated, settle
 
@@ -45,11 +45,6 @@ class Edge:
         if self.closed_by:
             out["closed_by"] = self.closed_by
         return out
-
-    def text(self) -> str:
-        what = f"{'not ' if self.ends else ''}{self.predicate} {self.object}"
-        span = f"{self.valid_from or '…'} → {self.valid_to or 'now'}" if not self.ends else (self.valid_from or "")
-        return f"{self.subject} {what}  [{span}]  ({self.source})"
 
 
 @dataclass
@@ -103,11 +98,7 @@ class Graph:
     # -- validity
     def known(self, subjects: Iterable[str], known_at: str) -> dict[int, Stated]:
         """Statements about ``subjects`` (keys) settled among those memory held on ``known_at``."""
-        norms: set[str] = set()
-        for key in subjects:
-            entity = self.directory.of_norm(key)
-            norms |= set(entity.norms) if entity is not None else {key}
-        rows = self.facts.relations.of_subjects(sorted(norms))
+        rows = self.facts.relations.of_subjects(sorted(norms_of(self.directory, subjects)))
         return {s.seq: s for s in settle(stated(rows, self.directory), self.predicates.single, known_at)}
 
     # -- neighbourhoods and paths

@@ -53,6 +53,7 @@ class IndexKeeper:
         self.sync_lock = threading.Lock()  # one sync at a time in this process (SQLite serialises processes)
         self.batch = BatchRun(self.settings.remote.batch)  # batch failures count across this index's syncs
         self._choice = choice
+        self.predicates = Predicates.of(self.settings.graph)  # settings are frozen: made once, not per check
         self._store: IndexStore | None = None
         self._chunk_vectors = LiveVectors("chunks", self.settings.store.approximate_from())
         self._fact_vectors = LiveVectors("facts")
@@ -86,7 +87,7 @@ class IndexKeeper:
             provider,
             effective_chunking(self.settings.chunking, provider),
             self.workspace,
-            Predicates.of(self.settings.graph),
+            self.predicates,
         )
 
     def close(self) -> None:
@@ -170,7 +171,7 @@ class IndexKeeper:
             batch=self.batch,
             price=self.settings.price(provider.model) if provider is not None else None,
             on_plan=on_plan,
-            predicates=Predicates.of(self.settings.graph),
+            predicates=self.predicates,
         )
         self._batch_polled = time.monotonic()
         return report

@@ -426,7 +426,7 @@ def _sync_pass(
                     if derived.names or is_entity_page(path):
                         subjects = None  # an entity's names changed: every subject may resolve otherwise
                     else:
-                        subjects |= store.facts.relations.subjects_of(path, written=True)
+                        subjects |= store.facts.relations.through_write().subjects_of(path)
                         subjects |= {r.subject for f in derived.facts for r in f.relations}
                 store.replace_chunks(path, prepared.rows, provider.model if provider else "")
                 store.facts.replace_file(path, derived.facts, derived.problems, derived.names, derived.relations)
@@ -446,7 +446,7 @@ def _sync_pass(
                         subjects = (
                             None
                             if is_entity_page(path)
-                            else subjects | store.facts.relations.subjects_of(path, written=True)
+                            else subjects | store.facts.relations.through_write().subjects_of(path)
                         )
                     store.delete_file(path)
             if subjects is None or subjects:

@@ -15,6 +15,7 @@ through: a city everyone lives in does not make everyone a neighbour).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,8 +124,8 @@ def stored_relation(row: Sequence[Any]) -> StoredRelation:
 
 class RelationTable:
     """Reads and writes of ``relations`` in one driver's SQL. ``execute`` and ``executemany`` run inside the
-    store's open write; ``rows`` reads the committed index, ``written_rows`` through the open write (used while
-    ``in_write`` is set: settling reads what the same transaction just wrote)."""
+    store's open write; ``rows`` reads the committed index, ``written_rows`` through the open write (the reads
+    of :meth:`through_write`'s view: settling reads what the same transaction just wrote)."""
 
     def __init__(
         self,
@@ -140,10 +141,16 @@ class RelationTable:
         self._read = rows
         self._written = written_rows
         self.t = dialect.table("relations")
-        self.in_write = False  # reads go through the open write (they must see what it wrote): settling
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        return (self._written if self.in_write else self._read)(sql, params)
+        return self._read(sql, params)
+
+    def through_write(self) -> RelationTable:
+        """The same table whose reads go through the open write (call inside it). A view of its own, not a
+        switch on this one: readers on other threads keep reading the last commit meanwhile."""
+        view = copy.copy(self)
+        view._read = self._written
+        return view
 
     def _mine(self, alias: str = "") -> tuple[str, list[Any]]:
         cond, params = self.d.mine(alias)
@@ -204,14 +211,11 @@ class RelationTable:
             for r in self._rows(f"SELECT {COLUMNS} FROM {self.t} WHERE ({where}) AND {mine} {tail}", [*params, *mp])
         ]
 
-    def subjects_of(self, path: str, written: bool = False) -> set[str]:
-        """The subjects (as written) of ``path``'s statements; ``written``: as the open write sees them."""
+    def subjects_of(self, path: str) -> set[str]:
+        """The subjects (as written) of ``path``'s statements."""
         mine, mp = self._mine()
-        read = self._written if written else self._rows
-        return {
-            r[0]
-            for r in read(f"SELECT DISTINCT subject FROM {self.t} WHERE path = {self.d.mark} AND {mine}", [path, *mp])
-        }
+        rows = self._rows(f"SELECT DISTINCT subject FROM {self.t} WHERE path = {self.d.mark} AND {mine}", [path, *mp])
+        return {r[0] for r in rows}
 
     def of_subjects(self, norms: Sequence[str] | None) -> list[StoredRelation]:
         """Every statement whose subject (as written) is one of ``norms`` (all when None)."""
@@ -242,16 +246,19 @@ class RelationTable:
         b, pb = self.d.one_of("object_key", list(keys))
         return self._select(f"{a} OR {b}", [*pa, *pb], f"ORDER BY COALESCE(valid_from, ''), seq LIMIT {int(limit)}")
 
-    def names(self) -> tuple[list[tuple[str, str, str, str]], dict[str, tuple[str, int]]]:
-        """What an entity directory is made of: entity pages' names (norm, slug, path, how), and every key
-        facts mention or relations name as an entity object, with a spelling and a count."""
+    def page_names(self) -> list[tuple[str, str, str, str]]:
+        """Entity pages' names: (norm, slug, path, how). All that resolving a key to its entity needs."""
         mine, mp = self._mine()
-        names = [
-            (str(a), str(b), str(c), str(d))
-            for a, b, c, d in self._rows(
-                f"SELECT norm, slug, path, how FROM {self.d.table('entity_names')} WHERE {mine} ORDER BY path", mp
-            )
-        ]
+        rows = self._rows(
+            f"SELECT norm, slug, path, how FROM {self.d.table('entity_names')} WHERE {mine} ORDER BY path", mp
+        )
+        return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+
+    def names(self) -> tuple[list[tuple[str, str, str, str]], dict[str, tuple[str, int]]]:
+        """What an entity directory is made of: :meth:`page_names`, and every key facts mention or relations
+        name as an entity object, with a spelling and a count."""
+        mine, mp = self._mine()
+        names = self.page_names()
         mentioned = {
             norm: (name, int(n))
             for norm, name, n in self._rows(
