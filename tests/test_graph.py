@@ -51,12 +51,27 @@ def rel(text: str) -> list[tuple[str, str, bool]]:
         ("Her title is now principal engineer.", [("role", "principal engineer", False)]),
         ("The deadline is now May 3.", [("deadline", "May 3", False)]),
         ("Doesn't live in Berlin anymore.", [("lives_in", "Berlin", True)]),
+        ("Calls Lisbon home.", [("lives_in", "Lisbon", False)]),
+        ("Just settled into a flat in Porto.", [("lives_in", "Porto", False)]),
+        ("Is a designer at Vantor Labs.", [("works_at", "Vantor Labs", False), ("role", "designer", False)]),
+        ("Took an analyst position at Acme.", [("works_at", "Acme", False), ("role", "analyst", False)]),
+        ("Started working at Acme as a nurse.", [("works_at", "Acme", False), ("role", "nurse", False)]),
+        ("Now works at Acme as a chef.", [("works_at", "Acme", False), ("role", "chef", False)]),
+        ("Stepped down from her role at Acme.", [(ANY, "Acme", True)]),
+        ("Left Acme for Globex.", [(ANY, "Acme", True), ("=", "Globex", False)]),
+        ("Is married to Tom Alvarez.", [("partner", "Tom Alvarez", False)]),
+        ("Is in a relationship with Tom Alvarez.", [("partner", "Tom Alvarez", False)]),
+        ("Got together with Tom Alvarez.", [("partner", "Tom Alvarez", False)]),
+        ("Is no longer with Tom Alvarez.", [("partner", "Tom Alvarez", True)]),
+        ("Is not into jazz anymore.", [(ANY, "jazz", True)]),
         # nothing is stated about Peter by these
         ("His sister moved to Rome.", []),
         ("Might move to Porto next year.", []),
         ("Does he live in Berlin?", []),
         ("Never worked at Google.", []),
         ("Lives with his cat.", []),
+        ("Is not into jazz.", []),  # never was: nothing ends
+        ("Calls Anna every week.", []),
     ],
 )
 def test_offline_patterns(text: str, expected: list[tuple[str, str, bool]]) -> None:
@@ -104,7 +119,8 @@ def _s(seq: int, subject: str, predicate: str, obj: str, valid: str, known: str 
 
 
 def _settled(rows: list[Stated], known_at: str | None = None) -> dict[int, tuple[str | None, int | None]]:
-    return {s.seq: (s.valid_to, s.closed_by) for s in settle(rows, Predicates().single, known_at)}
+    p = Predicates()
+    return {s.seq: (s.valid_to, s.closed_by) for s in settle(rows, p.single, known_at, p.slot)}
 
 
 @pytest.mark.no_store
@@ -156,6 +172,15 @@ def _settled(rows: list[Stated], known_at: str | None = None) -> dict[int, tuple
                 _s(2, "peter", "works_at", "globex", "2025-03-01", ends=True),
             ],
             {1: (None, None), 2: ("2025-03-01", None)},
+        ),
+        (
+            "one slot: a move closes where the subject was 'based', and only that",
+            [
+                _s(1, "peter", "located_in", "berlin", "2024-01-01"),
+                _s(2, "peter", "works_at", "acme", "2024-01-01"),
+                _s(3, "peter", "lives_in", "lisbon", "2025-05-01"),
+            ],
+            {1: ("2025-05-01", 3), 2: (None, None), 3: (None, None)},
         ),
         (
             "until closes at its date",
@@ -215,6 +240,31 @@ def test_recall_puts_the_current_value_first_and_labels_the_superseded(graph_ws:
         assert index_sql(mem, "SELECT count(*) FROM relations WHERE subject = 'anna' AND predicate = 'lives_in'") == [
             (0,)
         ]
+
+
+def test_the_named_entitys_own_statement_answers_and_the_asked_relation_decides(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(
+        ws,
+        "memory/2024-01-05.md",
+        "# 2024-01-05\n## Retain\n- W @Leo: Joined Acme as an accountant.\n- W @Mia: Got together with @Leo.\n",
+    )
+    write(
+        ws,
+        "memory/2025-02-01.md",
+        "# 2025-02-01\n## Retain\n- W @Leo: Started a new job at Globex as an accountant.\n"
+        "- W @Sam: Works at Initech now, where Leo once worked.\n",
+    )
+    with memlane.open(ws, provider="none") as mem:
+        facts = mem.recall("Where does Leo work now?", k=5, now=NOW).facts
+        # Mia's fact names Leo and Sam's has the question's words; neither says where Leo works
+        assert facts[0].content.startswith("Started a new job at Globex")
+        # still an accountant, but no longer at Acme: for this question the Acme fact is superseded
+        acme = next(f for f in facts if "Acme" in f.content)
+        assert acme.valid_to == "2025-02-01" and facts.index(acme) > 0
+        # a question that does not ask where he works finds the Acme fact current (he is still an accountant)
+        anyway = mem.recall("What is Leo's role?", k=5, now=NOW).facts
+        assert next(f for f in anyway if "Acme" in f.content).valid_to is None
 
 
 def test_as_of_and_known_at(graph_ws: Path) -> None:

@@ -22,7 +22,7 @@ from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
 from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
-FACTS_VERSION = 3  # 3: relations (memlane.graph), inline fields left out of a fact's key
+FACTS_VERSION = 4  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings
 _DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -324,6 +325,9 @@ def recall(
         hops = _graph_pool(store, named_keys_all, asked_predicates, ref_day, pool, graph)
         for seq, path in hops.items():
             candidates.setdefault(seq, _Candidate(seq)).path = path
+        # With an entity named, only its own relations answer "where does X live"; the same predicate stated
+        # about anyone else is no evidence. Without one, any fact stating the predicate is.
+        direct = {seq for seq, path in hops.items() if path is None} if named_keys_all else None
 
         if not candidates:
             if aside is not None:
@@ -338,7 +342,7 @@ def recall(
             facts = {s: f for s, f in facts.items() if f.day is None or f.day <= known_at.isoformat()}
         if as_of is not None:  # what had not happened yet
             facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
-        status = _validity(store, facts, ref_day, known_at, graph)
+        status = _validity(store, facts, ref_day, known_at, graph, asked_predicates)
         facts = {s: f for s, f in facts.items() if status.get(s, _CURRENT).state != "later"}
         if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
             allowed_set = set(store.facts.seqs(where))
@@ -378,7 +382,7 @@ def recall(
             if wants_opinion and f.kind == "opinion":
                 c.opinion = f.confidence if f.confidence is not None else 0.5
             st = status.get(seq, _CURRENT)
-            if asked_predicates & st.predicates and c.path is None:
+            if asked_predicates & st.predicates and c.path is None and (direct is None or seq in direct):
                 c.relation = 1.0
             if c.path is not None:
                 c.hop = 1.0
@@ -393,10 +397,14 @@ def recall(
                 + settings.relation_weight * c.relation
                 + settings.hop_weight * c.hop
             )
-        # Current facts first; a superseded one after them all, labelled.
+        # Current facts first; a superseded one after them all, labelled. Among the current ones, a named
+        # entity's own statement of a single-valued predicate the question asks for ("where does Leo live")
+        # is the answer by structure: it leads, whatever the words of other facts match.
+        single = {p for p in asked_predicates if predicates.single(p)}
+        answers = {s for s in direct or () if single & status.get(s, _CURRENT).predicates}
         ranked = sorted(
             (c for c in candidates.values() if c.seq in facts),
-            key=lambda c: (status.get(c.seq, _CURRENT).state != "current", -c.score, c.seq),
+            key=lambda c: (status.get(c.seq, _CURRENT).state != "current", c.seq not in answers, -c.score, c.seq),
         )
         chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
         out = [_recalled(facts[c.seq], c, directory, explain, status.get(c.seq)) for c in chosen]
@@ -524,9 +532,13 @@ def _validity(
     day: str,
     known_at: dt.date | None,
     graph: Graph,
+    asked: AbstractSet[str] = frozenset(),
 ) -> dict[int, _Status]:
     """Each fact's standing on ``day``, from its relations: current when one of them holds, superseded when all
-    ended on or before it, "later" when none had begun. A fact without relations is current."""
+    ended on or before it, "later" when none had begun. A fact without relations is current. When the fact
+    states a predicate the question asks for (``asked``), those relations alone decide: "Joined Acme as an
+    accountant" no longer answers "where does she work" once she works elsewhere, though she is still an
+    accountant."""
     rows = store.facts.relations.of_facts(list(facts))
     if not rows:
         return {}
@@ -545,6 +557,8 @@ def _validity(
     out: dict[int, _Status] = {}
     for seq, held_rels in by_fact.items():
         names = frozenset(s.predicate for s in held_rels)
+        if names & asked:
+            held_rels = [s for s in held_rels if s.predicate in asked]
         if any(s.valid_on(day) for s in held_rels):
             out[seq] = _Status("current", names)
         elif all(s.valid_from is not None and s.valid_from > day for s in held_rels):

@@ -69,7 +69,7 @@ def settle_index(facts: FactIndex, subjects: set[str] | None, predicates: Predic
     else:
         keys = {key_of(directory, n) for n in subjects}
         rows = table.of_subjects(sorted(norms_of(directory, keys) | subjects))
-    done = settle(stated(rows, directory), predicates.single)
+    done = settle(stated(rows, directory), predicates.single, slot=predicates.slot)
     table.apply((s.seq, s.predicate, s.valid_to, s.closed_by, s.subject, s.object) for s in done)
     return len(done)
 

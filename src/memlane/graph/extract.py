@@ -171,7 +171,7 @@ def _rule(words: str, predicate: str, kind: str, ends: bool = False) -> _Rule:
 
 
 _RULES: tuple[_Rule, ...] = (
-    _rule(r"(?:lives|living|live|lived|settled|resides|residing|reside)(?:\s+\w+){0,2}?\s+in", "lives_in", _NAME),
+    _rule(r"(?:lives|living|live|lived|settled|resides|residing|reside)(?:\s+\w+){0,3}?\s+in", "lives_in", _NAME),
     _rule(r"(?:moved|moving|moves|relocated|relocating|relocates)(?:\s+back)?\s+to", "lives_in", _NAME),
     _rule(r"moved\s+out\s+of|moved\s+away\s+from|moving\s+out\s+of", "lives_in", _NAME, ends=True),
     _rule(
@@ -180,7 +180,15 @@ _RULES: tuple[_Rule, ...] = (
         _NAME,
     ),
     _rule(r"(?:works|working|work|worked|employed)\s+(?:at|for|with)", "works_at", _NAME),
+    _rule(r"(?:started|began|starting)\s+working\s+(?:at|for)", "works_at", _NAME),
+    _rule(r"stopped\s+working\s+(?:at|for)", "works_at", _NAME, ends=True),
     _rule(r"joined|joining|joins|rejoined", "works_at", _NAME),
+    # "is an engineer at Acme", "became a designer at Acme", "took an analyst position at Acme"
+    _rule(
+        r"(?:is|became|becomes|now|took|moved\s+into)\s+(?:an?|the)\s+(?:[a-z]+\s+){1,3}?(?:position\s+|role\s+|job\s+)?at",
+        "works_at",
+        _NAME,
+    ),
     _rule(
         r"(?:started|starting|starts|began|took|accepted|got|landed)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|gig|"
         r"offer)\s+(?:at|with|from)|(?:hired|was\s+hired|got\s+hired)\s+(?:by|at)",
@@ -188,23 +196,28 @@ _RULES: tuple[_Rule, ...] = (
         _NAME,
     ),
     _rule(
-        r"quit|resigned\s+from|(?:was\s+)?laid\s+off\s+(?:from|by)|fired\s+from|retired\s+from|left", ANY, _NAME, True
+        r"quit|resigned\s+from|(?:was\s+)?laid\s+off\s+(?:from|by)|fired\s+from|retired\s+from|left|"
+        r"stepped\s+down\s+(?:from|as)\s+(?:\w+\s+){0,3}?at",
+        ANY,
+        _NAME,
+        True,
     ),
     _rule(
-        r"promoted\s+to|(?:title|role|position|job\s+title)\s+is(?:\s+now)?|works\s+as|working\s+as|"
-        r"(?:joined|hired|started|starts|rejoined)\b[^.;!?\n]{0,60}?\bas",
+        r"promoted\s+to|(?:title|role|position|job\s+title)\s+is(?:\s+now)?|works\s+as|working\s+as|work\s+as|"
+        r"(?:joined|hired|started|starts|rejoined|works|switched)\b[^.;!?\n]{0,60}?\bas|"
+        r"(?:is|became|becomes|now|took|moved\s+into)(?=\s+(?:an?|the)\s+(?:[a-z]+\s+){1,3}?(?:position\s+|role\s+|job\s+)?at\b)",
         "role",
         _ROLE,
     ),
     _rule(
-        r"married|marrying|marries|(?:got\s+)?engaged\s+to|(?:started\s+)?dating|is\s+seeing|moved\s+in\s+with|"
+        r"married\s+to|in\s+a\s+relationship\s+with|(?:got|getting)\s+together\s+with|married|marrying|marries|(?:got\s+)?engaged\s+to|(?:started\s+)?dating|is\s+seeing|moved\s+in\s+with|"
         r"(?:is|are)\s+(?:now\s+)?(?:together\s+)?with|partnered\s+with|(?:partner|wife|husband|girlfriend|"
         r"boyfriend|fianc[ée]e?|spouse)(?:\s+is)?(?:\s+now)?",
         "partner",
         _NAME,
     ),
     _rule(
-        r"divorced|(?:split|broke)\s+up\s+with|split\s+from|separated\s+from|ex-(?:wife|husband|partner|girlfriend|"
+        r"divorced|(?:split|broke)\s+up\s+with|split\s+from|separated\s+from|(?:is|are)\s+no\s+longer\s+with|ex-(?:wife|husband|partner|girlfriend|"
         r"boyfriend|fianc[ée]e?)(?:\s+is)?",
         "partner",
         _NAME,
@@ -221,7 +234,8 @@ _RULES: tuple[_Rule, ...] = (
         _THING,
     ),
     _rule(
-        r"gave\s+up(?:\s+on)?|stopped\s+liking|lost\s+interest\s+in|went\s+off|is\s+done\s+with|is\s+over|dropped",
+        r"gave\s+up(?:\s+on)?|stopped\s+liking|lost\s+interest\s+in|went\s+off|is\s+done\s+with|is\s+over|dropped|"
+        r"(?:is|are)\s+not\s+into(?=[^.;!?\n]{1,80}\bany\s?more\b)",
         ANY,
         _THING,
         True,
@@ -231,6 +245,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"knows|is\s+friends\s+with|befriended|made\s+friends\s+with", "knows", _NAME),
 )
 _SWITCH = re.compile(r"\bswitched\s+(?:\w+\s+)?from\s+", re.IGNORECASE)
+_LEFT_FOR = re.compile(r"\bleft\s+", re.IGNORECASE)  # "left Acme for Globex", "left Berlin for Lisbon"
+_CALLS_HOME = re.compile(r"\bcalls\s+", re.IGNORECASE)  # "calls Lisbon home"
 _NOW = re.compile(r"\b(?:the|my|our|his|her|their|its)\s+([a-z][a-z -]{0,30}?)\s+is\s+now\s+", re.IGNORECASE)
 _EX_AFTER = re.compile(r"\s+is\s+now\s+(?:his|her|their|my|an?)\s+ex\b", re.IGNORECASE)
 
@@ -395,6 +411,8 @@ def _take(rest: str, kind: str) -> tuple[str, bool] | None:
         else:
             if bare.lower() in _STOP or (words and bare.lower() in _PRONOUNS):
                 break
+            if kind == _ROLE and words and bare.lower() in {"position", "role", "job"}:
+                break  # "an analyst position at Acme": the role is "analyst"
             words.append(bare)
         if len(words) >= 6 or w.endswith("."):
             break
@@ -487,6 +505,21 @@ def from_text(text: str, subject: Mention, line: int, day: dt.date | None) -> li
                 continue
             add(ANY, first[0], _capitalised(first[0]), True, sentence)
             add(SAME, second[0], _capitalised(second[0]), False, sentence)
+        for m in _LEFT_FOR.finditer(sentence):
+            if not _about(_clause_lead(sentence, m.start()), subject_words):
+                continue
+            rest = sentence[m.end() :]
+            first = _take(rest, _NAME)
+            after = re.match(r"[^\s]*\s+for\s+", rest[len(first[0]) :]) if first is not None else None
+            second = _take(rest[len(first[0]) + after.end() :], _NAME) if first and after else None
+            if second is not None:  # the same kind of thing as what was left: a job for a job, a city for a city
+                add(SAME, second[0], True, False, sentence)
+        for m in _CALLS_HOME.finditer(sentence):
+            if not _about(_clause_lead(sentence, m.start()), subject_words):
+                continue
+            got = _take(sentence[m.end() :], _NAME)
+            if got is not None and re.match(r"\s+home\b", sentence[m.end() + len(got[0]) :], re.IGNORECASE):
+                add("lives_in", got[0], True, False, sentence)
         for m in _NOW.finditer(sentence):
             if not _about(_clause_lead(sentence, m.start()), subject_words):
                 continue

@@ -23,15 +23,18 @@ class Predicate:
     name: str
     single: bool
     cues: tuple[str, ...] = ()  # question words that ask for it ("where ... live" -> lives_in)
+    slot: str = ""  # single-valued predicates of one slot replace each other; "" is the predicate's own
 
 
 BUILTIN: tuple[Predicate, ...] = (
-    Predicate("lives_in", True, ("live", "lives", "living", "lived", "home", "reside", "resides", "city")),
+    # "where X is": a person lives in a city, a company is based in one; prose says "based in" of both, and a
+    # move ("moved to Porto") ends either. One slot, so a later value of either closes the other.
+    Predicate("lives_in", True, ("live", "lives", "living", "lived", "home", "reside", "resides", "city"), "where"),
     Predicate("works_at", True, ("work", "works", "working", "worked", "job", "employer", "company", "employed")),
     Predicate("role", True, ("role", "title", "position")),
     Predicate("status", True, ("status",)),
     Predicate("partner", True, ("partner", "married", "wife", "husband", "dating", "girlfriend", "boyfriend")),
-    Predicate("located_in", True, ("located", "based", "headquartered", "headquarters", "offices")),
+    Predicate("located_in", True, ("located", "based", "headquartered", "headquarters", "offices"), "where"),
     Predicate("owns", False, ("own", "owns", "owned")),
     Predicate("uses", False, ("use", "uses", "using", "used", "tool", "tools")),
     Predicate("likes", False, ("like", "likes", "liked", "love", "loves", "enjoy", "enjoys", "into", "fan")),
@@ -56,7 +59,7 @@ class Predicates:
         for name, (single, cues) in (extra or {}).items():
             old = self.by_name.get(name)
             words = tuple(c.lower() for c in cues) or (old.cues if old else tuple(name.split("_")))
-            self.by_name[name] = Predicate(name, single, words)
+            self.by_name[name] = Predicate(name, single, words, old.slot if old and single else "")
 
     @classmethod
     def of(cls, settings: GraphSettings) -> Predicates:
@@ -66,11 +69,17 @@ class Predicates:
         p = self.by_name.get(name)
         return p.single if p is not None else True
 
+    def slot(self, name: str) -> str:
+        """What values of ``name`` replace: its slot, else the predicate itself."""
+        p = self.by_name.get(name)
+        return (p.slot or p.name) if p is not None else name
+
     def asked(self, question: str) -> set[str]:
-        """The predicates a question's words ask for."""
+        """The predicates a question's words ask for, with the others of their slots."""
         words = set(re.findall(r"[a-z]+", question.casefold()))
-        return {p.name for p in self.by_name.values() if words & set(p.cues)}
+        cued = {self.slot(p.name) for p in self.by_name.values() if words & set(p.cues)}
+        return {p.name for p in self.by_name.values() if self.slot(p.name) in cued}
 
     def fingerprint(self) -> str:
         """What the index's validity columns depend on (a change rebuilds them)."""
-        return ",".join(f"{n}:{int(p.single)}" for n, p in sorted(self.by_name.items()))
+        return ",".join(f"{n}:{int(p.single)}:{p.slot}" for n, p in sorted(self.by_name.items()))

@@ -99,7 +99,8 @@ class Graph:
     def known(self, subjects: Iterable[str], known_at: str) -> dict[int, Stated]:
         """Statements about ``subjects`` (keys) settled among those memory held on ``known_at``."""
         rows = self.facts.relations.of_subjects(sorted(norms_of(self.directory, subjects)))
-        return {s.seq: s for s in settle(stated(rows, self.directory), self.predicates.single, known_at)}
+        p = self.predicates
+        return {s.seq: s for s in settle(stated(rows, self.directory), p.single, known_at, p.slot)}
 
     # -- neighbourhoods and paths
     def neighbourhood(self, name: str, depth: int, day: str | None, fanout: int, most: int) -> Neighbourhood:

@@ -52,9 +52,15 @@ class Stated:
         )
 
 
-def settle(statements: Iterable[Stated], single: Callable[[str], bool], known_at: str | None = None) -> list[Stated]:
+def settle(
+    statements: Iterable[Stated],
+    single: Callable[[str], bool],
+    known_at: str | None = None,
+    slot: Callable[[str], str] = str,
+) -> list[Stated]:
     """Decide every statement's predicate, end and closer; returns the statements (of every subject given)
-    that were known by ``known_at`` (all when None), settled among themselves only."""
+    that were known by ``known_at`` (all when None), settled among themselves only. ``slot``: the slot a
+    single-valued predicate shares with others (lives_in and located_in: "where"), the predicate itself else."""
     by_subject: dict[str, list[Stated]] = {}
     for s in statements:
         if known_at is not None and s.known_from is not None and s.known_from > known_at:
@@ -64,7 +70,7 @@ def settle(statements: Iterable[Stated], single: Callable[[str], bool], known_at
     out: list[Stated] = []
     for rows in by_subject.values():
         rows.sort(key=lambda s: (s.valid_from or "", s.known_from or "", s.seq))
-        _settle_subject(rows, single)
+        _settle_subject(rows, single, slot)
         out.extend(rows)
     return out
 
@@ -80,23 +86,21 @@ def _close(target: Stated, when: str | None, by: Stated) -> None:
         target.closed_by = by.seq
 
 
-def _settle_subject(rows: list[Stated], single: Callable[[str], bool]) -> None:
-    open_: dict[str, list[Stated]] = {}
+def _settle_subject(rows: list[Stated], single: Callable[[str], bool], slot: Callable[[str], str]) -> None:
+    open_: dict[str, list[Stated]] = {}  # slot -> its open values
     closed_by_origin: dict[str, str] = {}  # an end's origin -> the predicate it closed ("switched from X to Y")
     for r in rows:
         if r.until is not None and (r.valid_from is None or r.until >= r.valid_from) and not r.ends:
             r.valid_to = r.until
         if r.ends:
             hit: list[Stated] = []
-            for predicate, values in open_.items():
-                if r.stated not in (ANY, predicate):
-                    continue
+            for values in open_.values():
                 for t in values:
-                    if t.object == r.object:
+                    if t.object == r.object and (r.stated == ANY or slot(r.stated) == slot(t.predicate)):
                         hit.append(t)
             for t in hit:
                 _close(t, r.valid_from, r)
-                open_[t.predicate] = [v for v in open_[t.predicate] if v is not t]
+                open_[slot(t.predicate)] = [v for v in open_[slot(t.predicate)] if v is not t]
             r.predicate = hit[0].predicate if hit else (r.stated if r.stated != ANY else "")
             if hit:
                 closed_by_origin[r.origin] = hit[0].predicate
@@ -105,7 +109,7 @@ def _settle_subject(rows: list[Stated], single: Callable[[str], bool]) -> None:
         if r.stated == SAME:
             r.predicate = closed_by_origin.get(r.origin, "uses")
         predicate = r.predicate
-        values = open_.setdefault(predicate, [])
+        values = open_.setdefault(slot(predicate), [])
         if single(predicate):
             for t in values:
                 if t.object != r.object:
