@@ -129,7 +129,13 @@ def test_a_version_1_index_is_migrated_and_facts_derived_from_the_cache(
     conn.close()
     fresh = FakeEmbedder()
     with memlane.open(fact_workspace, provider=fresh) as mem:
-        steps = ["index schema 1 -> 2", "index schema 2 -> 3", "index schema 3 -> 4", "index schema 4 -> 5"]
+        steps = [
+            "index schema 1 -> 2",
+            "index schema 2 -> 3",
+            "index schema 3 -> 4",
+            "index schema 4 -> 5",
+            "index schema 5 -> 6",
+        ]
         assert mem.store.migrated == steps and mem.store.recovered is None
         report = mem.sync()
         assert report.full_reindex and report.facts_written == 7 and mem.status()["chunks"] == chunks

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -359,3 +360,96 @@ def test_graph_cli_and_mcp_tool(graph_ws: Path, tmp_path: Path) -> None:
         assert "error" in run_tool(mem, "memory_graph", {"entity": "Peter", "depth": 9})
         rec = run_tool(mem, "memory_recall", {"query": "where did Peter live", "as_of": "2024-06-01", "k": 1})
         assert rec["facts"][0]["content"] == "Lives in Berlin."
+
+
+# -- record time from git -------------------------------------------------------------------------------------
+
+
+def _commit(ws: Path, day: str, message: str) -> None:
+    when = f"{day}T12:00:00+00:00"
+    env = {
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(ws),
+    }
+    subprocess.run(["git", "add", "-A"], cwd=ws, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", message], cwd=ws, check=True, env=env)
+
+
+def test_record_time_and_retraction_by_deletion_under_git(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2024-03-01.md", "# 2024-03-01\n## Retain\n- W @Peter: Lives in Berlin.\n")
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    _commit(ws, "2024-03-01", "import")
+    # logged on 2025-05-10, but memory held it only from the commit of 2025-06-20
+    write(ws, "memory/2025-05-10.md", "# 2025-05-10\n## Retain\n- W @Peter: Moved to Lisbon.\n")
+    _commit(ws, "2025-06-20", "lisbon")
+    # a bullet added to an old log: its log says 2024-03-01, memory learned it on 2025-07-01
+    berlin_and_acme = "# 2024-03-01\n## Retain\n- W @Peter: Lives in Berlin.\n- W @Peter: Works at Acme.\n"
+    write(ws, "memory/2024-03-01.md", berlin_and_acme)
+    _commit(ws, "2025-07-01", "acme")
+    # the Lisbon bullet was wrong: deleted on 2025-09-01
+    write(ws, "memory/2025-05-10.md", "# 2025-05-10\n## Retain\n- W @Peter: Went to the dentist.\n")
+    _commit(ws, "2025-09-01", "retract")
+
+    def answers(mem: memlane.Memory) -> tuple[object, ...]:
+        now = mem.recall("where does Peter live?", k=5, now=NOW).facts
+        july = mem.recall("where did Peter live?", k=5, now=NOW, known_at="2025-07-15").facts
+        june = mem.recall("where did Peter live?", k=5, now=NOW, known_at="2025-06-01").facts
+        work = mem.recall("where does Peter work?", k=5, now=NOW, known_at="2025-06-01").facts
+        return (
+            [(f.content, f.valid_to) for f in now],
+            [(f.content, f.valid_to, f.superseded_by) for f in july],
+            [(f.content, f.valid_to) for f in june],
+            [f.content for f in work],
+        )
+
+    with memlane.open(ws, provider="none") as mem:
+        now, july, june, work = answers(mem)
+        # today: the retraction leaves Berlin current; the deleted bullet is nowhere
+        assert now[0] == ("Lives in Berlin.", None) and all("Lisbon" not in c for c, _ in now)
+        # on 2025-07-15 memory held Lisbon (committed 2025-06-20): Berlin was superseded by it then
+        berlin = next(f for f in july if f[0] == "Lives in Berlin.")
+        assert berlin[1] == "2025-05-10"
+        assert berlin[2] == {
+            "content": "Peter → lives_in → Lisbon",
+            "source": "memory/2025-05-10.md#L3",
+            "retracted": "2025-09-01",
+        }
+        # on 2025-06-01 the log of 2025-05-10 existed in nobody's history yet
+        assert june[0] == ("Lives in Berlin.", None)
+        # Acme was written into the 2024 log only on 2025-07-01
+        assert "Works at Acme." not in work
+        timeline = mem.timeline("Peter")
+        gone = [r for r in timeline["relations"] if r.get("retracted")]
+        assert [(r["object"], r["retracted"]) for r in gone] == [("Lisbon", "2025-09-01")]
+        assert timeline["now"]["lives_in"] == ["Berlin"]
+        before = answers(mem)
+        mem.sync(force=True)  # a rebuild from the files and their history gives the same answers
+        assert answers(mem) == before
+        # a commit that changes nothing of memory moves nothing; a new one is read on the next sync
+        write(ws, "memory/2025-10-01.md", "# 2025-10-01\n## Retain\n- W @Peter: Moved to Porto.\n")
+        _commit(ws, "2025-10-02", "porto")
+        mem.sync()
+        assert index_sql(mem, "SELECT known_from FROM relations WHERE object = 'porto'") == [("2025-10-02",)]
+
+
+@pytest.mark.sqlite_only
+def test_a_version_5_index_gains_known_to(graph_ws: Path) -> None:
+    with memlane.open(graph_ws, provider="none") as mem:
+        mem.sync()
+        db = mem.store.path
+        before = mem.recall("where does Peter live?", k=3, now=NOW).facts[0].content
+    conn = sqlite3.connect(db)  # what memlane wrote before record time: no known_to column
+    conn.execute("ALTER TABLE relations DROP COLUMN known_to")
+    conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with memlane.open(graph_ws, provider="none") as mem:
+        assert mem.store.migrated == ["index schema 5 -> 6"]
+        assert mem.recall("where does Peter live?", k=3, now=NOW).facts[0].content == before

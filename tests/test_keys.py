@@ -193,7 +193,12 @@ def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path
     conn.close()
     fresh = FakeEmbedder()
     with memlane.open(ws, provider=fresh, chunking={"keys": True}) as mem:
-        assert mem.store.migrated == ["index schema 2 -> 3", "index schema 3 -> 4", "index schema 4 -> 5"]
+        assert mem.store.migrated == [
+            "index schema 2 -> 3",
+            "index schema 3 -> 4",
+            "index schema 4 -> 5",
+            "index schema 5 -> 6",
+        ]
         report = mem.sync()
         assert report.full_reindex and mem.store.counts()["chunks"] == chunks
         assert mem.store.counts()["chunk_keys"] == keys

@@ -80,8 +80,6 @@ def derive_file(path: str, text: str) -> FileFacts:
         when = event_time(f.content, day)
         anchors = log.anchors(f)
         ident = text_hash(f"{path}\x00{f.kind}\x00{f.content}\x00{f.confidence}")
-        start = when.start if when else day
-        stated = relations_of(f.content, f.mentions, f.start_line, day)
         out.facts.append(
             FactRow(
                 id=ident,
@@ -100,10 +98,17 @@ def derive_file(path: str, text: str) -> FileFacts:
                 context="\n".join(lines[a - 1] for a in anchors),
                 cjk=cjk_terms(key),
                 mentions=tuple((m.norm, m.name) for m in f.mentions),
-                relations=tuple(_row(r, ident, start, day) for r in stated),
+                relations=tuple(bullet_relations(f, day, ident, when.start if when else None)),
             )
         )
     return out
+
+
+def bullet_relations(
+    f: RetainFact, day: dt.date | None, origin: str, start: dt.date | None = None
+) -> list[RelationRow]:
+    """The statements of one bullet of a log of ``day``, valid from ``start`` (its event time) else that day."""
+    return [_row(r, origin, start or day, day) for r in relations_of(f.content, f.mentions, f.start_line, day)]
 
 
 def _row(r: Relation, origin: str, start: dt.date | None, day: dt.date | None) -> RelationRow:

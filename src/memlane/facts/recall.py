@@ -338,8 +338,9 @@ def recall(
             return RecallResponse([], refs, notes, asked)
 
         facts = store.facts.by_seq(candidates)
-        if known_at is not None:  # what memory did not hold yet
-            facts = {s: f for s, f in facts.items() if f.day is None or f.day <= known_at.isoformat()}
+        if known_at is not None:  # what memory did not hold yet: its record time, else its log's day
+            recorded = store.facts.relations.first_known(list(facts))
+            facts = {s: f for s, f in facts.items() if (recorded.get(s) or f.day or "") <= known_at.isoformat()}
         if as_of is not None:  # what had not happened yet
             facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
         status = _validity(store, facts, ref_day, known_at, graph, asked_predicates)
@@ -569,7 +570,12 @@ def _validity(
             by = None
             if closer is not None:
                 cf = closer_facts.get(closer.fact) if closer.fact is not None else None
-                by = {"content": cf.content if cf else closer.object_name, "source": cf.source if cf else closer.source}
+                by = {
+                    "content": cf.content if cf else describe_path([graph.edge(closer)]),
+                    "source": cf.source if cf else closer.source,
+                }
+                if closer.known_to:  # what memory held then and has let go since (a bullet removed under git)
+                    by["retracted"] = closer.known_to
             out[seq] = _Status("superseded", names, last.valid_to if last is not None else None, by)
     return out
 

@@ -43,6 +43,7 @@ def stated(rows: Iterable[StoredRelation], directory: EntityDirectory) -> list[S
             r.until,
             r.known_from,
             r.origin,
+            known_to=r.known_to,
         )
         for r in rows
     ]

@@ -30,6 +30,7 @@ class Edge:
     subject_key: str = ""
     object_key: str = ""
     entity: bool = True
+    retracted: str | None = None  # the day its bullet left the git history (memory no longer holds it)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -44,6 +45,8 @@ class Edge:
             out["ends"] = True
         if self.closed_by:
             out["closed_by"] = self.closed_by
+        if self.retracted:
+            out["retracted"] = self.retracted
         return out
 
 
@@ -71,9 +74,10 @@ class Graph:
         self.directory = directory
         self.predicates = predicates
 
-    def name(self, key: str) -> str:
+    def name(self, key: str, written: str | None = None) -> str:
+        """The entity's name, else ``written`` (as a statement spells it), else the key."""
         entity = self.directory.of_norm(key)
-        return entity.name if entity is not None else key
+        return entity.name if entity is not None else (written or key)
 
     def resolve(self, name: str) -> str | None:
         entity = self.directory.resolve(name)
@@ -82,9 +86,9 @@ class Graph:
     def edge(self, r: StoredRelation, closers: dict[int, StoredRelation] | None = None) -> Edge:
         closer = (closers or {}).get(r.closed_by) if r.closed_by is not None else None
         return Edge(
-            self.name(r.subject_key),
+            self.name(r.subject_key, r.subject_name),
             r.predicate or r.stated,
-            self.name(r.object_key) if r.entity else r.object_name,
+            self.name(r.object_key, r.object_name) if r.entity else r.object_name,
             r.ends,
             r.valid_from,
             None if r.ends else r.valid_to,
@@ -93,12 +97,13 @@ class Graph:
             r.subject_key,
             r.object_key,
             r.entity,
+            r.known_to,
         )
 
     # -- validity
     def known(self, subjects: Iterable[str], known_at: str) -> dict[int, Stated]:
         """Statements about ``subjects`` (keys) settled among those memory held on ``known_at``."""
-        rows = self.facts.relations.of_subjects(sorted(norms_of(self.directory, subjects)))
+        rows = self.facts.relations.of_subjects(sorted(norms_of(self.directory, subjects)), retracted=True)
         p = self.predicates
         return {s.seq: s for s in settle(stated(rows, self.directory), p.single, known_at, p.slot)}
 
@@ -144,7 +149,7 @@ class Graph:
         key = self.resolve(name)
         if key is None:
             return name, []
-        rows = [r for r in self.facts.relations.touching([key]) if r.subject_key == key or r.entity]
+        rows = [r for r in self.facts.relations.touching([key], retracted=True) if r.subject_key == key or r.entity]
         closers = self.facts.relations.by_seq([r.closed_by for r in rows if r.closed_by is not None])
         return self.name(key), [self.edge(r, closers) for r in rows]
 

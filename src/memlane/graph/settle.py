@@ -43,6 +43,7 @@ class Stated:
     predicate: str = ""
     valid_to: str | None = None
     closed_by: int | None = None
+    known_to: str | None = None  # retracted on that day (the bullet left the git history)
 
     def valid_on(self, day: str) -> bool:
         return (
@@ -65,6 +66,8 @@ def settle(
     for s in statements:
         if known_at is not None and s.known_from is not None and s.known_from > known_at:
             continue
+        if s.known_to is not None and (known_at is None or s.known_to <= known_at):
+            continue  # memory had let it go
         s.predicate, s.valid_to, s.closed_by = (s.stated if s.stated not in (ANY, SAME) else ""), None, None
         by_subject.setdefault(s.subject, []).append(s)
     out: list[Stated] = []

@@ -29,7 +29,9 @@ from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.derive import FACTS_VERSION, FileFacts, derive_file
 from ..facts.entities import entity_hints, is_entity_page
+from ..files import history as git_history
 from ..graph import GRAPH_VERSION, Predicates, settle_index
+from ..graph.record import record_index
 from ..markdown import split_lines
 from ..search.keywords import cjk_terms
 from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
@@ -400,6 +402,9 @@ def _sync_pass(
             report.files_changed += 1
     removed = [p for p in known if p not in listed]
     report.files_removed = len(removed)
+    # Record time from git (memlane.graph.record): every statement again when HEAD moved (or left git).
+    at = git_history.head(workspace)
+    history_moved = (at[0] if at else "") != meta.get("git_head", "") or (report.full_reindex and at is not None)
 
     key = embedding_key(provider) if provider else None
     if provider is not None and key is not None:
@@ -410,7 +415,7 @@ def _sync_pass(
         if changed:
             _embed_missing(store, provider, key, changed, pending, report, progress, batch, price, on_plan)
 
-    if changed or removed or touched or report.full_reindex:
+    if changed or removed or touched or report.full_reindex or history_moved:
         facts_changed = False
         subjects: set[str] | None = None if report.full_reindex else set()  # whose relations to settle again
         with store.write():
@@ -451,6 +456,14 @@ def _sync_pass(
                     store.delete_file(path)
             if subjects is None or subjects:
                 settle_index(store.facts, subjects, predicates)
+            if at is not None or history_moved:
+                history = git_history.read(workspace, at) if at else git_history.History("", {})
+                if history is not None and history.note:
+                    report.notes.append(history.note)
+                if history is not None:
+                    paths = None if history_moved else [item.info.path for item in changed.files]
+                    record_index(store.facts, history, paths)
+                store.set_meta({"git_head": at[0] if at else ""})
             store.set_meta(
                 {
                     "fingerprint": fp_json,

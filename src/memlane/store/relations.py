@@ -2,10 +2,13 @@
 validity that settling decided (:mod:`memlane.graph.settle`).
 
 ``relations(seq, fact, path, line, subject, subject_name, stated, predicate, object, object_name, entity,
-ends, valid_from, until, known_from, origin, valid_to, closed_by, subject_key, object_key)``: ``subject`` and
+ends, valid_from, until, known_from, origin, valid_to, closed_by, subject_key, object_key, known_to)``: ``subject`` and
 ``object`` are the keys as written, ``subject_key`` / ``object_key`` the entity they resolve to (an entity
 page's slug when a page names them); ``stated`` is the predicate as written, ``predicate`` as settled.
-``fact`` is the ``facts.seq`` of the bullet (none for an entity page's line); dates are ISO text.
+``fact`` is the ``facts.seq`` of the bullet (none for an entity page's line); dates are ISO text. A row with
+``known_to`` is **retracted**: its bullet was removed or changed in the workspace's git history on that day
+(:mod:`memlane.files.history`). Memory no longer holds it, so every read leaves it out except what memory knew
+on a day before then (:meth:`RelationTable.of_subjects` with ``retracted=True``).
 
 Both drivers run the same statements through a :class:`~memlane.store.dialect.Dialect`, so the meaning of
 "valid on a day" and of a graph walk is written once. A walk is one recursive query with a cycle guard (the
@@ -24,12 +27,13 @@ from .dialect import Dialect
 
 COLUMNS = (
     "seq, fact, path, line, subject, subject_name, stated, predicate, object, object_name, entity, ends, "
-    "valid_from, until, known_from, origin, valid_to, closed_by, subject_key, object_key"
+    "valid_from, until, known_from, origin, valid_to, closed_by, subject_key, object_key, known_to"
 )
 _INSERT = (
     "fact, path, line, subject, subject_name, stated, predicate, object, object_name, entity, ends, valid_from, "
-    "until, known_from, origin, valid_to, closed_by, subject_key, object_key"
+    "until, known_from, origin, valid_to, closed_by, subject_key, object_key, known_to"
 )
+HELD = "known_to IS NULL"  # not retracted
 
 SQLITE_SCHEMA = [
     """CREATE TABLE IF NOT EXISTS relations (
@@ -37,7 +41,7 @@ SQLITE_SCHEMA = [
       subject TEXT NOT NULL, subject_name TEXT NOT NULL, stated TEXT NOT NULL, predicate TEXT NOT NULL,
       object TEXT NOT NULL, object_name TEXT NOT NULL, entity INTEGER NOT NULL, ends INTEGER NOT NULL,
       valid_from TEXT, until TEXT, known_from TEXT, origin TEXT NOT NULL, valid_to TEXT, closed_by INTEGER,
-      subject_key TEXT NOT NULL, object_key TEXT NOT NULL)""",
+      subject_key TEXT NOT NULL, object_key TEXT NOT NULL, known_to TEXT)""",
     "CREATE INDEX IF NOT EXISTS idx_relations_subject ON relations(subject_key)",
     "CREATE INDEX IF NOT EXISTS idx_relations_object ON relations(object_key)",
     "CREATE INDEX IF NOT EXISTS idx_relations_norm ON relations(subject)",
@@ -53,8 +57,9 @@ def postgres_schema(s: str) -> list[str]:
           line integer NOT NULL, subject text NOT NULL, subject_name text NOT NULL, stated text NOT NULL,
           predicate text NOT NULL, object text NOT NULL, object_name text NOT NULL, entity integer NOT NULL,
           ends integer NOT NULL, valid_from text, until text, known_from text, origin text NOT NULL,
-          valid_to text, closed_by bigint, subject_key text NOT NULL, object_key text NOT NULL,
+          valid_to text, closed_by bigint, subject_key text NOT NULL, object_key text NOT NULL, known_to text,
           PRIMARY KEY (agent, seq))""",
+        f"ALTER TABLE {s}.relations ADD COLUMN IF NOT EXISTS known_to text",
         f"CREATE INDEX IF NOT EXISTS relations_subject ON {s}.relations (agent, subject_key)",
         f"CREATE INDEX IF NOT EXISTS relations_object ON {s}.relations (agent, object_key)",
         f"CREATE INDEX IF NOT EXISTS relations_norm ON {s}.relations (agent, subject)",
@@ -79,6 +84,7 @@ class RelationRow:
     until: str | None
     known_from: str | None
     origin: str
+    known_to: str | None = None  # retracted on that day (git history)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +109,7 @@ class StoredRelation:
     closed_by: int | None
     subject_key: str
     object_key: str
+    known_to: str | None = None
 
     @property
     def source(self) -> str:
@@ -160,7 +167,7 @@ class RelationTable:
     def insert(self, path: str, rows: Iterable[tuple[int | None, RelationRow]]) -> None:
         agent = [self.d.agent] if self.d.agent is not None else []
         cols = ("agent, " if agent else "") + _INSERT
-        marks = ", ".join([self.d.mark] * (len(agent) + 19))
+        marks = ", ".join([self.d.mark] * (len(agent) + 20))
         values = [
             (
                 *agent,
@@ -183,6 +190,7 @@ class RelationTable:
                 None,
                 r.subject,
                 r.object,
+                r.known_to,
             )
             for fact, r in rows
         ]
@@ -190,8 +198,21 @@ class RelationTable:
             self._executemany(f"INSERT INTO {self.t} ({cols}) VALUES ({marks})", values)
 
     def delete_path(self, path: str) -> None:
+        """The rows of ``path``'s current text (retracted ones are the history's: :meth:`delete_retracted`)."""
         mine, params = self._mine()
-        self._execute(f"DELETE FROM {self.t} WHERE path = {self.d.mark} AND {mine}", [path, *params])
+        self._execute(f"DELETE FROM {self.t} WHERE path = {self.d.mark} AND {HELD} AND {mine}", [path, *params])
+
+    def delete_retracted(self) -> None:
+        mine, params = self._mine()
+        self._execute(f"DELETE FROM {self.t} WHERE known_to IS NOT NULL AND {mine}", params)
+
+    def set_known_from(self, pairs: Iterable[tuple[str | None, int]]) -> None:
+        """(known_from, seq) of each statement whose record time the history moved."""
+        mine, params = self._mine()
+        m = self.d.mark
+        self._executemany(
+            f"UPDATE {self.t} SET known_from = {m} WHERE seq = {m} AND {mine}", [(*p, *params) for p in pairs]
+        )
 
     def apply(self, settled: Iterable[tuple[int, str, str | None, int | None, str, str]]) -> None:
         """(seq, predicate, valid_to, closed_by, subject_key, object_key) of each settled statement."""
@@ -204,27 +225,47 @@ class RelationTable:
         )
 
     # -- reads
-    def _select(self, where: str, params: Sequence[Any], tail: str = "") -> list[StoredRelation]:
+    def _select(
+        self, where: str, params: Sequence[Any], tail: str = "", retracted: bool = False
+    ) -> list[StoredRelation]:
         mine, mp = self._mine()
+        held = "" if retracted else f" AND {HELD}"
         return [
             stored_relation(r)
-            for r in self._rows(f"SELECT {COLUMNS} FROM {self.t} WHERE ({where}) AND {mine} {tail}", [*params, *mp])
+            for r in self._rows(
+                f"SELECT {COLUMNS} FROM {self.t} WHERE ({where}){held} AND {mine} {tail}", [*params, *mp]
+            )
         ]
+
+    def bullets(self, paths: Sequence[str] | None) -> list[tuple[int, str, str, str | None, str | None]]:
+        """(seq, kind, content, day, known_from) of the held statements of bullets in ``paths`` (all when
+        None): what a record time from the git history is looked up by."""
+        mine, mp = self._mine("r")
+        cond, cp = ("1=1", []) if paths is None else self.d.one_of("r.path", list(paths))
+        rows = self._rows(
+            f"SELECT r.seq, f.kind, f.content, f.day, r.known_from FROM {self.t} r "
+            f"JOIN {self.d.table('facts')} f ON f.seq = r.fact WHERE {cond} AND r.{HELD} AND {mine}",
+            [*cp, *mp],
+        )
+        return [(int(a), str(b), str(c), d, e) for a, b, c, d, e in rows]
 
     def subjects_of(self, path: str) -> set[str]:
         """The subjects (as written) of ``path``'s statements."""
         mine, mp = self._mine()
-        rows = self._rows(f"SELECT DISTINCT subject FROM {self.t} WHERE path = {self.d.mark} AND {mine}", [path, *mp])
+        rows = self._rows(
+            f"SELECT DISTINCT subject FROM {self.t} WHERE path = {self.d.mark} AND {HELD} AND {mine}", [path, *mp]
+        )
         return {r[0] for r in rows}
 
-    def of_subjects(self, norms: Sequence[str] | None) -> list[StoredRelation]:
-        """Every statement whose subject (as written) is one of ``norms`` (all when None)."""
+    def of_subjects(self, norms: Sequence[str] | None, retracted: bool = False) -> list[StoredRelation]:
+        """Every statement whose subject (as written) is one of ``norms`` (all when None); with ``retracted``,
+        those the git history retracted too."""
         if norms is None:
-            return self._select("1=1", [])
+            return self._select("1=1", [], retracted=retracted)
         if not norms:
             return []
         cond, params = self.d.one_of("subject", list(norms))
-        return self._select(cond, params)
+        return self._select(cond, params, retracted=retracted)
 
     def of_facts(self, facts: Sequence[int]) -> list[StoredRelation]:
         if not facts:
@@ -232,19 +273,33 @@ class RelationTable:
         cond, params = self.d.one_of("fact", list(facts))
         return self._select(cond, params, "ORDER BY seq")
 
+    def first_known(self, facts: Sequence[int]) -> dict[int, str]:
+        """fact -> the earliest record time of its held statements (facts that state none are left out)."""
+        if not facts:
+            return {}
+        cond, params = self.d.one_of("fact", list(facts))
+        mine, mp = self._mine()
+        rows = self._rows(
+            f"SELECT fact, min(known_from) FROM {self.t} WHERE {cond} AND {HELD} AND known_from IS NOT NULL "
+            f"AND {mine} GROUP BY fact",
+            [*params, *mp],
+        )
+        return {int(f): str(k) for f, k in rows}
+
     def by_seq(self, seqs: Sequence[int]) -> dict[int, StoredRelation]:
         if not seqs:
             return {}
         cond, params = self.d.one_of("seq", list(seqs))
-        return {r.seq: r for r in self._select(cond, params)}
+        return {r.seq: r for r in self._select(cond, params, retracted=True)}
 
-    def touching(self, keys: Sequence[str], limit: int = 10_000) -> list[StoredRelation]:
+    def touching(self, keys: Sequence[str], limit: int = 10_000, retracted: bool = False) -> list[StoredRelation]:
         """Statements whose subject or object is one of ``keys``, in valid-time order."""
         if not keys:
             return []
         a, pa = self.d.one_of("subject_key", list(keys))
         b, pb = self.d.one_of("object_key", list(keys))
-        return self._select(f"{a} OR {b}", [*pa, *pb], f"ORDER BY COALESCE(valid_from, ''), seq LIMIT {int(limit)}")
+        tail = f"ORDER BY COALESCE(valid_from, ''), seq LIMIT {int(limit)}"
+        return self._select(f"{a} OR {b}", [*pa, *pb], tail, retracted)
 
     def page_names(self) -> list[tuple[str, str, str, str]]:
         """Entity pages' names: (norm, slug, path, how). All that resolving a key to its entity needs."""
@@ -274,18 +329,20 @@ class RelationTable:
         """Objects that are entities: key -> (a spelling as written, how many statements name it)."""
         mine, mp = self._mine()
         rows = self._rows(
-            f"SELECT object, min(object_name), count(*) FROM {self.t} WHERE entity = 1 AND {mine} GROUP BY object", mp
+            f"SELECT object, min(object_name), count(*) FROM {self.t} WHERE entity = 1 AND {HELD} AND {mine} "
+            "GROUP BY object",
+            mp,
         )
         return {norm: (name, int(n)) for norm, name, n in rows}
 
     def count(self) -> int:
         mine, mp = self._mine()
-        return int(self._rows(f"SELECT count(*) FROM {self.t} WHERE {mine}", mp)[0][0])
+        return int(self._rows(f"SELECT count(*) FROM {self.t} WHERE {HELD} AND {mine}", mp)[0][0])
 
     def _valid(self, alias: str, day: str | None) -> tuple[str, list[Any]]:
         """``alias`` is an entity-to-entity statement valid on ``day`` (today's when None: not closed)."""
         m = self.d.mark
-        base = f"{alias}.entity = 1 AND {alias}.ends = 0"
+        base = f"{alias}.entity = 1 AND {alias}.ends = 0 AND {alias}.{HELD}"
         if day is None:
             return f"{base} AND {alias}.valid_to IS NULL", []
         return (
@@ -313,8 +370,8 @@ class RelationTable:
           WHERE w.depth < {m} AND {valid} AND {mine_r}
             AND w.trail NOT LIKE '{pct},' || {nxt} || ',{pct}'
             AND (w.depth = 0 OR
-                 (SELECT count(*) FROM {self.t} x WHERE x.subject_key = w.node AND {mine_x}) +
-                 (SELECT count(*) FROM {self.t} y WHERE y.object_key = w.node AND {mine_y}) <= {m})
+                 (SELECT count(*) FROM {self.t} x WHERE x.subject_key = w.node AND x.{HELD} AND {mine_x}) +
+                 (SELECT count(*) FROM {self.t} y WHERE y.object_key = w.node AND y.{HELD} AND {mine_y}) <= {m})
         )
         SELECT node, depth, trail FROM walk ORDER BY depth, node LIMIT {m}"""
         params = [start, start, depth, *vp, *mp_r, *mp_x, *mp_y, fanout, limit * 4]

@@ -28,7 +28,7 @@ from ..relations import SQLITE_SCHEMA as RELATION_SCHEMA
 # The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # meta key of a random id given to each index when it is made or reset: files derived from one index (the
 # ANN graph of ann.py) name it, so that they are never taken for those of another index at the same path.
 INDEX_ID = "index_id"
@@ -136,10 +136,20 @@ def _add_relations(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
+def _add_known_to(conn: sqlite3.Connection) -> None:
+    """Version 6 adds ``relations.known_to`` (statements the git history retracted); the next sync is a full
+    reindex (every vector comes from the cache)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(relations)")}
+    if "known_to" not in columns:  # an index of version 4 or older made the table as version 6 has it
+        conn.execute("ALTER TABLE relations ADD COLUMN known_to TEXT")
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
 # (from version, to version, step): applied in order on open, each in its own transaction.
 MIGRATIONS = [
     (1, 2, _migrate_1_to_2),
     (2, 3, _renew_chunk_schema),
     (3, 4, _renew_chunk_schema),
     (4, 5, _add_relations),
+    (5, 6, _add_known_to),
 ]
