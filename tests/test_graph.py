@@ -453,3 +453,25 @@ def test_a_version_5_index_gains_known_to(graph_ws: Path) -> None:
     with memlane.open(graph_ws, provider="none") as mem:
         assert mem.store.migrated == ["index schema 5 -> 6"]
         assert mem.recall("where does Peter live?", k=3, now=NOW).facts[0].content == before
+
+
+def test_reflect_writes_now_and_changes_on_entity_pages(graph_ws: Path) -> None:
+    with memlane.open(graph_ws, provider="none") as mem:
+        mem.reflect(now=NOW)
+        page = (graph_ws / "bank/entities/Peter.md").read_text(encoding="utf-8")
+        now = page.split("### Now\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert now == [
+            "- lives_in: Lisbon (since 2025-05-01; memory/2025-05-10.md#L3)",
+            "- role: staff engineer (since 2024-03-01; memory/2024-03-01.md#L4)",
+            "- works_at: Acme (since 2024-03-01; memory/2024-03-01.md#L4)",
+        ]
+        changes = page.split("### Changes\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert changes == [
+            "- 2025-05-01: lives_in Porto → Lisbon (memory/2025-05-10.md#L3); was from 2024-09-01 "
+            "(memory/2026-01-10.md#L3)",
+            "- 2024-09-01: lives_in Berlin → Porto (memory/2026-01-10.md#L3); was from 2024-03-01 "
+            "(memory/2024-03-01.md#L3)",
+        ]
+        # the page's own lines state nothing new (no field syntax): the graph is the same after indexing it
+        assert mem.timeline("Peter")["now"]["lives_in"] == ["Lisbon"]
+        assert not mem.reflect(now=NOW).changed  # the same facts write the same bytes

@@ -39,7 +39,7 @@ from .index.sync import (
     SyncReport,
 )
 from .index.workspace import read_lines, resolve_memory_path
-from .reflect import ReflectReport, apply_changes, reflected_before
+from .reflect import EntityState, ReflectReport, apply_changes, reflected_before
 from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .reflect.llm import LlmDrafter
@@ -403,8 +403,22 @@ class Memory:
         self._freshen(fresh=True)  # reflect from the files as they are now
         with self._lock:
             facts, matrix = self.index.facts_and_vectors()
+            graph = self._graph()
+            single = self.index.predicates.single
+
+            def state_of(key: str) -> EntityState:
+                now = {p: edges for p, edges in graph.now(key).items() if single(p)}
+                return EntityState(now, graph.changes(key))
+
             report = reflect_plan(
-                self.workspace, facts, matrix, self.index.entity_directory(), self.config.reflect, lower, today
+                self.workspace,
+                facts,
+                matrix,
+                self.index.entity_directory(),
+                self.config.reflect,
+                lower,
+                today,
+                state_of,
             )
         if first:
             report.notes.append(

@@ -153,6 +153,18 @@ class Graph:
         closers = self.facts.relations.by_seq([r.closed_by for r in rows if r.closed_by is not None])
         return self.name(key), [self.edge(r, closers) for r in rows]
 
+    def changes(self, key: str, most: int = 20) -> list[tuple[str, Edge, Edge | None]]:
+        """What ended for ``key``, newest first: (the day, the statement that ended, what ended it or None
+        for an ``until``)."""
+        rows = [r for r in self.facts.relations.touching([key]) if r.subject_key == key and r.valid_to and not r.ends]
+        closers = self.facts.relations.by_seq([r.closed_by for r in rows if r.closed_by is not None])
+        out: list[tuple[str, Edge, Edge | None]] = []
+        for r in rows:
+            closer = closers.get(r.closed_by) if r.closed_by is not None else None
+            out.append((str(r.valid_to), self.edge(r, closers), self.edge(closer) if closer is not None else None))
+        out.sort(key=lambda c: (c[0], c[1].source), reverse=True)
+        return out[:most]
+
     def now(self, key: str, day: str | None = None) -> dict[str, list[Edge]]:
         """The values each predicate holds for ``key`` on ``day`` (today when None)."""
         out: dict[str, list[Edge]] = {}

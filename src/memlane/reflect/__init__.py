@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,13 +32,13 @@ from ..index.workspace import BANK_DIR, ROOT_FILES, list_memory_files
 from ..markdown import split_lines
 from ..store import StoredFact
 from .opinions import NEAR_DUPLICATE, Opinion, Similarity, build_opinions, stems
-from .pages import Cluster, entity_block, in_core, opinions_block, page_file_name, proposals_block
+from .pages import Cluster, EntityState, entity_block, in_core, opinions_block, page_file_name, proposals_block
 
 OPINIONS_PAGE = "bank/opinions.md"
 PROPOSALS_PAGE = "bank/proposals.md"
 ENTITY_BLOCK, OPINIONS_BLOCK, PROPOSALS_BLOCK = "entity", "opinions", "proposed-for-memory"
 
-__all__ = ["PageChange", "ReflectReport", "apply_changes", "plan"]
+__all__ = ["EntityState", "PageChange", "ReflectReport", "apply_changes", "plan"]
 
 
 @dataclass
@@ -104,10 +104,12 @@ def plan(
     settings: ReflectSettings,
     since: dt.date | None,
     today: dt.date,
+    state_of: Callable[[str], EntityState] | None = None,
 ) -> ReflectReport:
     """The pages reflect would write, from ``facts`` (every fact of the index) and their ``vectors``
     (one row per fact, in the same order; None for keyword-only indexes). ``since`` None: every entity
-    with a fact gets its page (the first reflect of a workspace)."""
+    with a fact gets its page (the first reflect of a workspace). ``state_of``: an entity key's relations now
+    and their changes (the "Now" and "Changes" blocks)."""
     report = ReflectReport(since.isoformat() if since is not None else "the first fact")
     first_day = since.isoformat() if since is not None else ""
     sim = Similarity(facts, vectors)
@@ -135,7 +137,7 @@ def plan(
     for key in fresh:
         ent = by_key[key]
         related = _related(ent, about[key], entity_of, pages)
-        body = entity_block(ent.name, about[key], related, sim)
+        body = entity_block(ent.name, about[key], related, sim, state_of(key) if state_of else None)
         _change(report, workspace, pages[key], ENTITY_BLOCK, body, ent.name)
         report.entities.append(ent.name)
 
