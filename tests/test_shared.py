@@ -97,3 +97,31 @@ def test_an_index_of_another_model_is_searched_by_keywords_and_says_so(
         resp = mem.search("zebra migration billing cluster")
         assert resp.results[0].agent == "a" and resp.results[0].vector_score is None
         assert any("'a' has no vectors of this model" in n for n in resp.notes)
+
+
+def test_other_agents_relations_are_visible_read_only_with_their_agent(
+    tmp_path: Path, fake: FakeEmbedder, memlane_home: Path, store_driver: str
+) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a, "memory/2025-05-10.md", "# 2025-05-10\n## Retain\n- W @Peter: Moved to Lisbon.\n")
+    write(b, "memory/2025-06-01.md", "# 2025-06-01\n## Retain\n- W @Peter: Joined @Acme as a chef.\n")
+    for ws, agent in ((a, "a"), (b, "b")):
+        with memlane.open(ws, agent=agent, provider=fake) as mem:
+            mem.sync()
+    with memlane.open(b, agent="b", provider=fake) as mem:  # nothing of a's unless configured
+        alone = mem.graph("Peter", depth=1)
+        assert {(e["object"], e.get("agent")) for e in alone["edges"]} == {("Acme", None)}
+    before = _index_files(memlane_home, "a")
+    with memlane.open(b, agent="b", provider=fake, shared=["a"]) as mem:
+        hood = mem.graph("Peter", depth=1)
+        edges = {(e["predicate"], e["object"], e["agent"]) for e in hood["edges"]}
+        assert edges == {("works_at", "Acme", "b"), ("lives_in", "Lisbon", "a")}
+        timeline = mem.timeline("Peter")
+        relations = [(r["object"], r["agent"]) for r in timeline["relations"]]
+        assert relations == [("Lisbon", "a"), ("Acme", "b"), ("chef", "b")]
+        assert timeline["shared_now"] == {"a": {"lives_in": ["Lisbon"]}}
+        assert timeline["now"] == {"works_at": ["Acme"], "role": ["chef"]}
+    with memlane.open(a, agent="a", provider=fake) as mem:  # a still knows nothing of b's statements
+        assert mem.timeline("Peter")["now"] == {"lives_in": ["Lisbon"]}
+    if store_driver == "sqlite":
+        assert _index_files(memlane_home, "a")["a.sqlite"] == before["a.sqlite"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import os
@@ -27,7 +28,8 @@ from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
-from .graph.query import Graph, describe_path
+from .graph import directory_of
+from .graph.query import Edge, Graph, describe_path
 from .index.background import Background
 from .index.batching import BatchRun
 from .index.keeper import IndexKeeper
@@ -356,12 +358,16 @@ class Memory:
         day = date_bound(as_of, today, "as_of", end=True)
         notes, _stale = self._freshen(fresh)
         g = self._graph()
-        if g.resolve(entity) is None:
+        others, more = self._shared_graphs()
+        notes += more
+        if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
             hint = g.directory.suggest(entity)
             raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
         cfg = self.settings.graph
         iso = day.isoformat() if day else None
         if to is not None:
+            if g.resolve(entity) is None:
+                raise MemlaneError(f"no entity {entity!r} in this agent's index (paths are walked in it alone)")
             if g.resolve(to) is None:
                 raise MemlaneError(f"no entity {to!r} in the index")
             found = g.paths(entity, to, depth, iso, cfg.fanout, cfg.max_nodes)
@@ -373,7 +379,31 @@ class Memory:
                 "notes": notes + ([] if found else [f"no path of at most {depth} relations"]),
             }
         hood = g.neighbourhood(entity, depth, iso, cfg.fanout, cfg.max_nodes)
+        if others:  # other agents' relations beside this one's, each edge naming its agent
+            hood.edges = [dataclasses.replace(e, agent=self.agent_id) for e in hood.edges]
+            seen = {n["key"] for n in hood.nodes}
+            for agent, other in others:
+                if other.resolve(entity) is None:
+                    continue
+                theirs = other.neighbourhood(entity, depth, iso, cfg.fanout, cfg.max_nodes)
+                hood.nodes += [dict(n, agent=agent) for n in theirs.nodes if n["key"] not in seen]
+                seen |= {n["key"] for n in theirs.nodes}
+                hood.edges += [dataclasses.replace(e, agent=agent) for e in theirs.edges]
+                hood.notes += [f"{agent}: {n}" for n in theirs.notes]
+            if not hood.nodes:
+                hood.entity = entity
         return {**hood.to_dict(), "as_of": iso, "notes": notes + hood.notes}
+
+    def _shared_graphs(self) -> tuple[list[tuple[str, Graph]], list[str]]:
+        """The graphs of the agents ``memorySearch.shared`` names, read-only; and notes on those unreadable."""
+        if not self.settings.shared:
+            return [], []
+        with self._lock:
+            if self._shared is None:
+                self._shared = SharedIndexes(self.settings, self.agent_id)
+        stores, notes = self._shared.stores()
+        graphs = [(a, Graph(s.facts, directory_of(s.facts), self.index.predicates)) for a, s in stores]
+        return graphs, notes
 
     def timeline(self, entity: str, fresh: bool = False) -> dict[str, Any]:
         """Every relation of ``entity`` in valid-time order, with when each ended and what ended it."""
@@ -382,12 +412,27 @@ class Memory:
             raise MemlaneError("entity must be a non-empty string")
         notes, _stale = self._freshen(fresh)
         g = self._graph()
-        if g.resolve(entity) is None:
+        others, more = self._shared_graphs()
+        notes += more
+        if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
             raise MemlaneError(f"no entity {entity!r} in the index")
-        name, edges = g.timeline(entity)
-        key = str(g.resolve(entity))
-        now = {p: [e.object for e in es] for p, es in g.now(key).items()}
-        return {"entity": name, "now": now, "relations": [e.to_dict() for e in edges], "notes": notes}
+        name, edges, now = entity, list[Edge](), dict[str, list[str]]()
+        if g.resolve(entity) is not None:
+            name, edges = g.timeline(entity)
+            now = {p: [e.object for e in es] for p, es in g.now(str(g.resolve(entity))).items()}
+        out: dict[str, Any] = {"entity": name, "now": now}
+        if others:  # other agents' timelines beside this one's, read-only, each edge naming its agent
+            edges = [dataclasses.replace(e, agent=self.agent_id) for e in edges]
+            shared_now: dict[str, dict[str, list[str]]] = {}
+            for agent, other in others:
+                key = other.resolve(entity)
+                if key is None:
+                    continue
+                edges += [dataclasses.replace(e, agent=agent) for e in other.timeline(entity)[1]]
+                shared_now[agent] = {p: [e.object for e in es] for p, es in other.now(key).items()}
+            edges.sort(key=lambda e: (e.valid_from or "", e.agent or ""))
+            out["shared_now"] = shared_now
+        return {**out, "relations": [e.to_dict() for e in edges], "notes": notes}
 
     def reflect(
         self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None

@@ -31,6 +31,7 @@ class Edge:
     object_key: str = ""
     entity: bool = True
     retracted: str | None = None  # the day its bullet left the git history (memory no longer holds it)
+    agent: str | None = None  # the agent whose memory states it (memorySearch.shared)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -47,6 +48,8 @@ class Edge:
             out["closed_by"] = self.closed_by
         if self.retracted:
             out["retracted"] = self.retracted
+        if self.agent:
+            out["agent"] = self.agent
         return out
 
 

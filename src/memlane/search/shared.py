@@ -113,6 +113,17 @@ class SharedIndexes:
             results.extend(dataclasses.replace(hit, agent=agent) for hit in hits)
         return results, notes
 
+    def stores(self) -> tuple[list[tuple[str, IndexStore]], list[str]]:
+        """Each shared agent's index, opened read-only, and notes on those that could not be."""
+        out: list[tuple[str, IndexStore]] = []
+        notes: list[str] = []
+        for agent in self.agents():
+            try:
+                out.append((agent, self._store(agent)[0]))
+            except IndexError_ as exc:
+                notes.append(f"shared agent {agent!r} skipped: {exc}")
+        return out, notes
+
     def _store(self, agent: str) -> tuple[IndexStore, LiveVectors]:
         with self._lock:
             if agent not in self._open:
