@@ -258,8 +258,11 @@ class _World:
         self.n = n  # days logged: 0 .. n-1; day n is "today"
         names: list[str] = []
         taken: set[str] = set()
+        # Beyond half of FIRST x LAST, names take a middle initial ("Ines K. Moreau"): a bigger world for the
+        # latency rows. Up to that size the draws, and so the bytes, are those of the smaller worlds.
+        self.wide = people > len(FIRST) * len(LAST) // 2
         while len(names) < people:
-            name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            name = self.name()
             if name not in taken:
                 taken.add(name)
                 names.append(name)
@@ -403,9 +406,15 @@ class _World:
                     self.reserved.setdefault(q, []).append((s, e))
                     return self.people[q].name
         while True:
-            name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            name = self.name()
             if name not in self.taken:
                 return name
+
+    def name(self) -> str:
+        rng = self.rng
+        if self.wide:
+            return f"{rng.choice(FIRST)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}. {rng.choice(LAST)}"
+        return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
 
     def plan_likes(self, i: int, p: _Person) -> None:
         rng, n = self.rng, self.n
@@ -767,8 +776,8 @@ def generate(
     the two forms hold the same events (only the inline fields differ)."""
     if form not in ("explicit", "prose"):
         raise ValueError(f"form is 'explicit' or 'prose', not {form!r}")
-    if not 1 <= people <= len(FIRST) * len(LAST) // 2:
-        raise ValueError(f"people must be 1..{len(FIRST) * len(LAST) // 2}")
+    if not 1 <= people <= len(FIRST) * len(LAST) * 4:
+        raise ValueError(f"people must be 1..{len(FIRST) * len(LAST) * 4}")
     day0 = date.fromisoformat(start)
     n = (_add_years(day0, years) - day0).days
     if n < 60:
