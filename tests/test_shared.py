@@ -18,10 +18,17 @@ def _index_files(home: Path, agent: str) -> dict[str, tuple[int, int]]:
     return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in (home / "memory").glob(f"{agent}.sqlite*")}
 
 
-def _agents(tmp_path: Path, fake: FakeEmbedder) -> tuple[Path, Path]:
+OPS = ("memory/2026-01-05.md", "# Ops\n\n- The zebra migration moves the billing cluster on Friday.\n")
+RESEARCH = ("memory/2026-01-05.md", "# Research\n\n- Lunch with the team about the survey results.\n")
+
+
+def _agents(
+    tmp_path: Path, fake: FakeEmbedder, logs: tuple[tuple[str, str], tuple[str, str]] = (OPS, RESEARCH)
+) -> tuple[Path, Path]:
+    """Workspaces of agents "a" and "b", one log each, indexed."""
     a, b = tmp_path / "a", tmp_path / "b"
-    write(a, "memory/2026-01-05.md", "# Ops\n\n- The zebra migration moves the billing cluster on Friday.\n")
-    write(b, "memory/2026-01-05.md", "# Research\n\n- Lunch with the team about the survey results.\n")
+    write(a, *logs[0])
+    write(b, *logs[1])
     for ws, agent in ((a, "a"), (b, "b")):
         with memlane.open(ws, agent=agent, provider=fake) as mem:
             mem.sync()
@@ -102,12 +109,14 @@ def test_an_index_of_another_model_is_searched_by_keywords_and_says_so(
 def test_other_agents_relations_are_visible_read_only_with_their_agent(
     tmp_path: Path, fake: FakeEmbedder, memlane_home: Path, store_driver: str
 ) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    write(a, "memory/2025-05-10.md", "# 2025-05-10\n## Retain\n- W @Peter: Moved to Lisbon.\n")
-    write(b, "memory/2025-06-01.md", "# 2025-06-01\n## Retain\n- W @Peter: Joined @Acme as a chef.\n")
-    for ws, agent in ((a, "a"), (b, "b")):
-        with memlane.open(ws, agent=agent, provider=fake) as mem:
-            mem.sync()
+    a, b = _agents(
+        tmp_path,
+        fake,
+        (
+            ("memory/2025-05-10.md", "# 2025-05-10\n## Retain\n- W @Peter: Moved to Lisbon.\n"),
+            ("memory/2025-06-01.md", "# 2025-06-01\n## Retain\n- W @Peter: Joined @Acme as a chef.\n"),
+        ),
+    )
     with memlane.open(b, agent="b", provider=fake) as mem:  # nothing of a's unless configured
         alone = mem.graph("Peter", depth=1)
         assert {(e["object"], e.get("agent")) for e in alone["edges"]} == {("Acme", None)}
