@@ -49,6 +49,9 @@ def memlane_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     home = tmp_path_factory.mktemp("memlane-home")
     monkeypatch.setenv("MEMLANE_HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))  # nothing is written to the developer's ~/.cache
+    # No config of the developer's OpenClaw is discovered: an unset path there would be ~/.openclaw's.
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(home / "no-openclaw.json"))
+    monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
     return home
 
 

@@ -12,10 +12,9 @@ in ``agents.list`` <- arguments of the call. Unknown keys and wrong types raise
 
 from __future__ import annotations
 
-import json
+import difflib
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -23,6 +22,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from . import configfile
+from .configfile import deep_merge
 from .errors import ConfigError
 
 ENV_HOME = "MEMLANE_HOME"
@@ -352,6 +353,8 @@ class MemorySearchSettings(_Model):
     # Other agents whose memory this one searches read-only (shared.py): names, or "*" for every index found
     # beside this agent's. Empty: nothing of another agent is visible.
     shared: list[str] | Literal["*"] = Field(default_factory=list)
+    # Further Markdown files or folders to index, read-only (workspace-relative or absolute): index/workspace.py.
+    extra_paths: list[str] = Field(default_factory=list)
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model) or DEFAULT_PRICES.get(model)
@@ -483,13 +486,23 @@ class CaptureSettings(_Model):
 
 
 class CompactionSettings(_Model):
+    # OpenClaw's compaction has keys of its own (mode, ...): memlane reads memoryFlush and this floor only.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
     reserve_tokens_floor: int = Field(20_000, ge=0)
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
 
 
-# -- the file's outer shape: only validated loosely here, memorySearch is validated after merging.
-class _AgentEntry(_Model):
+# -- the file's outer shape: only validated loosely here, memorySearch is validated after merging. Keys memlane
+# does not own (OpenClaw's model, channels, gateway, heartbeat, ...) are ignored; inside a section memlane owns,
+# a mistake is an error naming its key.
+class _Outer(_Model):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
+
+class _AgentEntry(_Outer):
     id: str
+    default: bool = False
     workspace: str | None = None
     workspace_access: WorkspaceAccess | None = None
     compaction: dict[str, Any] | None = None
@@ -502,7 +515,7 @@ class _AgentEntry(_Model):
     memory_search: dict[str, Any] | None = None
 
 
-class _AgentDefaults(_Model):
+class _AgentDefaults(_Outer):
     workspace: str | None = None
     workspace_access: WorkspaceAccess = "rw"
     compaction: dict[str, Any] | None = None
@@ -515,22 +528,22 @@ class _AgentDefaults(_Model):
     memory_search: dict[str, Any] | None = None
 
 
-class _Agents(_Model):
+class _Agents(_Outer):
     defaults: _AgentDefaults = _AgentDefaults()
     entries: list[_AgentEntry] = Field(default_factory=list, alias="list")
 
 
-class _ProviderEntry(_Model):
+class _ProviderEntry(_Outer):
     api_key: str | None = None
     base_url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
 
 
-class _Models(_Model):
+class _Models(_Outer):
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
-class ConfigFile(_Model):
+class ConfigFile(_Outer):
     agents: _Agents = _Agents()
     models: _Models = _Models()
 
@@ -554,16 +567,6 @@ class AgentConfig(BaseModel):
     providers: dict[str, _ProviderEntry] = Field(default_factory=dict)
 
 
-def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def _format_validation(err: ValidationError, prefix: str) -> str:
     parts = []
     for item in err.errors():
@@ -579,64 +582,81 @@ _S = TypeVar("_S", bound=BaseModel)
 def _section(model: type[_S], name: str, defaults: Mapping[str, Any] | None, agent: Mapping[str, Any] | None) -> _S:
     """An agent-level settings section: defaults <- the agent's entry, validated with errors naming the key."""
     try:
-        return model.model_validate(_deep_merge(defaults or {}, agent or {}))
+        return model.model_validate(deep_merge(defaults or {}, agent or {}))
     except ValidationError as exc:
         raise ConfigError(f"invalid config: {_format_validation(exc, name)}") from None
 
 
-def default_config_path() -> Path:
-    home = memlane_home()
-    for name in ("config.json", "config.toml"):
-        if (home / name).exists():
-            return home / name
-    return home / "config.json"
+def _keys(model: type[BaseModel]) -> set[str]:
+    return {f.alias or name for name, f in model.model_fields.items()}
+
+
+def _near_misses(data: Mapping[str, Any]) -> None:
+    """Keys memlane does not own are ignored (an OpenClaw config has many), except one spelled almost like a
+    key memlane reads at the same place (``agents.default``, ``memorySerach``): that is a mistake, named."""
+
+    def check(obj: Any, known: set[str], where: str) -> None:
+        if not isinstance(obj, Mapping):
+            return
+        for key in obj:
+            if key in known or not isinstance(key, str):
+                continue
+            close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8)
+            if close:
+                raise ConfigError(f"invalid config: {where}.{key}: not a key memlane reads; did you mean {close[0]!r}?")
+
+    check(data, _keys(ConfigFile), "config")
+    agents = data.get("agents")
+    check(agents, _keys(_Agents), "config.agents")
+    if isinstance(agents, Mapping):
+        check(agents.get("defaults"), _keys(_AgentDefaults), "config.agents.defaults")
+        for i, entry in enumerate(agents.get("list") or []):
+            check(entry, _keys(_AgentEntry), f"config.agents.list[{i}]")
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError) as exc:
-        kind = "TOML" if path.suffix == ".toml" else "JSON"
-        raise ConfigError(f"config file {path} is not valid {kind}: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path}: the top level must be an object")
-    return data
+    """A config file: JSON5 (JSON included) or TOML, ``$include`` followed, ``${VAR}`` substituted."""
+    return configfile.read(path)
 
 
 def resolve(
     config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
-    agent: str = "main",
+    agent: str | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> AgentConfig:
-    """Resolve one agent's settings from a config file path, a mapping, or the default file.
+    """Resolve one agent's settings from a config file path, a mapping, or the one discovered
+    (:func:`memlane.configfile.discover`: memlane's own, else OpenClaw's).
 
-    ``overrides`` is a ``memorySearch``-shaped mapping applied last (call arguments).
+    ``agent`` None: the ``agents.list`` entry with ``default: true``, else ``main``. ``overrides`` is a
+    ``memorySearch``-shaped mapping applied last (call arguments).
     """
+    found: configfile.Found | None
     if config is None:
-        path = default_config_path()
-        data = read_config_file(path) if path.exists() else {}
+        found = configfile.discover(memlane_home())
+        data = read_config_file(found.path) if found is not None and found.path.exists() else {}
     elif isinstance(config, Mapping):
-        data = dict(config)
+        found, data = None, dict(config)
     else:
-        data = read_config_file(Path(config).expanduser())
+        found = configfile.kind_of(Path(config).expanduser())
+        data = read_config_file(found.path)
 
+    _near_misses(data)
     try:
         parsed = ConfigFile.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"invalid config: {_format_validation(exc, 'config')}") from None
 
+    if agent is None:
+        agent = next((e.id for e in parsed.agents.entries if e.default), "main")
     entry = next((e for e in parsed.agents.entries if e.id == agent), None)
     merged: dict[str, Any] = {}
-    merged = _deep_merge(merged, parsed.agents.defaults.memory_search or {})
+    if found is not None and found.openclaw and found.state_dir is not None:
+        # OpenClaw keeps each agent's session transcripts in its state folder
+        merged = {"sessions": {"dir": str(found.state_dir / "agents" / "{agentId}" / "sessions")}}
+    merged = deep_merge(merged, parsed.agents.defaults.memory_search or {})
     if entry is not None:
-        merged = _deep_merge(merged, entry.memory_search or {})
-    merged = _deep_merge(merged, overrides or {})
+        merged = deep_merge(merged, entry.memory_search or {})
+    merged = deep_merge(merged, overrides or {})
     try:
         settings = MemorySearchSettings.model_validate(merged)
     except ValidationError as exc:

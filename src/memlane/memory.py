@@ -40,7 +40,7 @@ from .index.sync import (
     Progress,
     SyncReport,
 )
-from .index.workspace import read_lines, resolve_memory_path
+from .index.workspace import read_lines, resolve_extra_path, resolve_memory_path
 from .reflect import EntityState, ReflectReport, apply_changes, reflected_before
 from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
@@ -655,7 +655,13 @@ class Memory:
                 return read_session(self.sessions_dir, path, from_line, lines)
             except OSError as exc:
                 raise PathError(f"cannot read {path}: {exc.strerror}") from None
-        target = resolve_memory_path(self.workspace, path)
+        try:
+            target = resolve_memory_path(self.workspace, path)
+        except PathError:
+            extra = resolve_extra_path(self.workspace, self.settings.extra_paths, path)
+            if extra is None:
+                raise
+            target = extra  # a file of memorySearch.extraPaths: read-only
         try:
             return read_lines(target, from_line, lines)
         except OSError as exc:
@@ -764,12 +770,13 @@ def _check_count(name: str, value: int) -> None:
 
 def open_memory(
     workspace: str | os.PathLike[str] | None = None,
-    agent: str = "main",
+    agent: str | None = None,
     config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     provider: EmbeddingProvider | str | None = None,
     **overrides: Any,
 ) -> Memory:
-    """Open an agent's memory. ``workspace`` defaults to the config's, else the current directory.
+    """Open an agent's memory. ``workspace`` defaults to the config's, else the current directory; ``agent``
+    to the config's default agent (``agents.list`` entry with ``default: true``), else ``main``.
 
     ``provider`` is a provider name (``"local"``, ``"none"``, ...: the ``memorySearch.provider``
     setting) or any object meeting the :class:`EmbeddingProvider` protocol, used instead of the

@@ -172,6 +172,7 @@ class IndexKeeper:
             price=self.settings.price(provider.model) if provider is not None else None,
             on_plan=on_plan,
             predicates=self.predicates,
+            extra_paths=self.settings.extra_paths,
         )
         self._batch_polled = time.monotonic()
         return report
@@ -183,7 +184,9 @@ class IndexKeeper:
         if self._indexed is None or self._indexed[0] != gen:
             states = {p: (s.mtime, s.size) for p, s in self.store.file_states().items() if s.source == "memory"}
             self._indexed = (gen, self.store.meta().get("fingerprint"), states)
-        if files_differ(self._indexed[1], self._indexed[2], self.workspace, self.fingerprint()):
+        if files_differ(
+            self._indexed[1], self._indexed[2], self.workspace, self.fingerprint(), self.settings.extra_paths
+        ):
             return True
         return self._batch_due()
 

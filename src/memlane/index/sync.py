@@ -190,12 +190,13 @@ def files_differ(
     states: Mapping[str, tuple[int, int]],
     workspace: Path,
     fingerprint: dict[str, object],
+    extra_paths: Sequence[str] = (),
 ) -> bool:
     """True when the index (its fingerprint and file states, path -> (mtime_ns, size)) does not match the
     settings and the files."""
     if indexed_fingerprint != fingerprint_json(fingerprint):
         return True
-    return differs_from(workspace, states)
+    return differs_from(workspace, states, extra_paths)
 
 
 def sync_workspace(
@@ -211,10 +212,12 @@ def sync_workspace(
     price: Price | None = None,
     on_plan: PlanHook | None = None,
     predicates: Predicates | None = None,
+    extra_paths: Sequence[str] = (),
 ) -> SyncReport:
-    """Bring the index up to date with the memory files. If files changed while it ran (another writer,
-    an editor), it makes up to ``CATCH_UP_PASSES`` more incremental passes: when it returns, the index is
-    at least as new as the files were when it started, whoever else was syncing at the same time."""
+    """Bring the index up to date with the memory files (and ``extra_paths``: memorySearch.extraPaths). If
+    files changed while it ran (another writer, an editor), it makes up to ``CATCH_UP_PASSES`` more
+    incremental passes: when it returns, the index is at least as new as the files were when it started,
+    whoever else was syncing at the same time."""
     started = time.perf_counter()
     run = functools.partial(
         _sync_pass,
@@ -228,11 +231,12 @@ def sync_workspace(
         batch,
         price,
         predicates or Predicates(),
+        extra_paths=extra_paths,
     )
     report = run(force, on_plan)
     for _ in range(CATCH_UP_PASSES):
         indexed = {p: (st.mtime, st.size) for p, st in store.file_states().items() if st.source == "memory"}
-        if not differs_from(workspace, indexed):
+        if not differs_from(workspace, indexed, extra_paths):
             break
         report.absorb(run(False, None))  # the plan was told once
     report.seconds = time.perf_counter() - started
@@ -361,6 +365,7 @@ def _sync_pass(
     predicates: Predicates,
     force: bool,
     on_plan: PlanHook | None,
+    extra_paths: Sequence[str] = (),
 ) -> SyncReport:
     """One pass of :func:`sync_workspace`."""
     report = SyncReport()
@@ -376,7 +381,7 @@ def _sync_pass(
         report.full_reindex, report.reason = True, _changed_keys(meta["fingerprint"], fingerprint)
 
     known = {} if report.full_reindex else {p: s for p, s in store.file_states().items() if s.source == "memory"}
-    files = list_memory_files(workspace)
+    files = list_memory_files(workspace, extra_paths)
     listed = {f.path for f in files}
     changed = _ChangedFiles(plan, provider.count_tokens if provider else whitespace_token_counter, report)
     touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved

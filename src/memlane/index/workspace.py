@@ -4,13 +4,18 @@ Memory files are ``MEMORY.md``, ``memory.md``, ``memory/**/*.md`` and ``bank/**/
 typed pages: ``bank/world.md``, ``bank/opinions.md``, ``bank/entities/<Name>.md``) of the workspace.
 Symlinks, hidden path components and anything that resolves outside the workspace are
 never listed and never read.
+
+``memorySearch.extraPaths`` adds further Markdown files or folders to index, read-only: a path inside the
+workspace is listed by its workspace-relative path, one outside by its absolute path. The same rules hold
+there (``.md`` files only, no symlinks, no hidden components), and nothing memlane writes goes to them:
+writes take memory paths only (:func:`resolve_writable_path`).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -51,26 +56,28 @@ def is_memory_path(rel: str) -> bool:
     return len(p.parts) >= 2 and p.parts[0] in MEMORY_DIRS and p.suffix == ".md"
 
 
-def list_memory_files(workspace: Path) -> list[FileInfo]:
-    """Every memory file of ``workspace``, sorted by path. Missing workspace: no files."""
-    found = [FileInfo(rel, path, mtime, size) for rel, path, mtime, size in _scan(workspace.resolve())]
+def list_memory_files(workspace: Path, extra: Sequence[str] = ()) -> list[FileInfo]:
+    """Every memory file of ``workspace`` (and of the ``extra`` paths), sorted by path. Missing workspace:
+    no files."""
+    found = [FileInfo(rel, path, mtime, size) for rel, path, mtime, size in _scan(workspace.resolve(), extra)]
     found.sort(key=lambda f: f.path)
     return found
 
 
-def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]]) -> bool:
+def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]], extra: Sequence[str] = ()) -> bool:
     """Whether the memory files on disk are not exactly ``known`` (path -> (mtime_ns, size)): the dirty
     check of every search, so it compares while it scans and stops at the first difference."""
     seen = 0
-    for rel, _path, mtime, size in _scan(workspace.resolve()):
+    for rel, _path, mtime, size in _scan(workspace.resolve(), extra):
         if known.get(rel) != (mtime, size):
             return True
         seen += 1
     return seen != len(known)
 
 
-def _scan(root: Path) -> Iterator[tuple[str, str, int, int]]:
-    """(relative path, absolute path, mtime_ns, size) of each memory file, in no particular order."""
+def _scan(root: Path, extra: Sequence[str] = ()) -> Iterator[tuple[str, str, int, int]]:
+    """(relative path, absolute path, mtime_ns, size) of each memory file, in no particular order; then of
+    each file of the ``extra`` paths not listed already."""
     roots: list[tuple[str, str, os.stat_result]] = []
     for name in ROOT_FILES:
         path = str(root / name)
@@ -90,6 +97,61 @@ def _scan(root: Path) -> Iterator[tuple[str, str, int, int]]:
                 yield from _walk(str(root / name), name)
         except FileNotFoundError:
             pass
+    if extra:
+        seen: set[str] = set()
+        for rel_base, abs_base in extra_roots(root, extra):
+            try:
+                st = os.lstat(abs_base)
+            except OSError:
+                continue  # a path that is not there (yet) lists nothing
+            if stat.S_ISDIR(st.st_mode):
+                found: Iterator[tuple[str, str, int, int]] = _walk(abs_base, rel_base)
+            elif stat.S_ISREG(st.st_mode) and abs_base.endswith(".md"):
+                found = iter([(rel_base, abs_base, st.st_mtime_ns, st.st_size)])
+            else:
+                continue  # symlinks and other kinds are skipped, as in the workspace
+            for item in found:
+                if item[0] not in seen and not is_memory_path(item[0]):  # memory files are listed already
+                    seen.add(item[0])
+                    yield item
+
+
+def extra_roots(root: Path, extra: Sequence[str]) -> list[tuple[str, str]]:
+    """(name in the index, absolute path) of each ``extraPaths`` entry: workspace-relative inside the
+    workspace, absolute outside it. Entries with a hidden component are left out."""
+    out: list[tuple[str, str]] = []
+    for entry in extra:
+        p = Path(entry).expanduser()
+        absolute = os.path.normpath(p if p.is_absolute() else root / p)
+        if any(_is_hidden(part) for part in PurePosixPath(Path(absolute).as_posix()).parts[1:]):
+            continue
+        inside = absolute == str(root) or absolute.startswith(str(root) + os.sep)
+        name = Path(os.path.relpath(absolute, root)).as_posix() if inside else Path(absolute).as_posix()
+        out.append((name if name != "." else "", absolute))
+    return [(n, a) for n, a in out if n]  # the workspace itself is not an extra path: its memory files are listed
+
+
+def resolve_extra_path(workspace: Path, extra: Sequence[str], name: str) -> Path | None:
+    """The file an index name of an ``extraPaths`` file stands for, checked as the listing checks it (no
+    symlink from the extra path down, a regular ``.md`` file); None when ``name`` is under no extra path."""
+    if not isinstance(name, str) or not name.endswith(".md") or ".." in PurePosixPath(name).parts:
+        return None
+    root = workspace.resolve()
+    for rel_base, abs_base in extra_roots(root, extra):
+        if name != rel_base and not name.startswith(rel_base.rstrip("/") + "/"):
+            continue
+        current = Path(abs_base)
+        rest = PurePosixPath(name[len(rel_base) :].lstrip("/")).parts
+        try:
+            for part in ("", *rest):
+                current = current / part if part else current
+                st = os.lstat(current)
+                if stat.S_ISLNK(st.st_mode) or (part and _is_hidden(part)):
+                    return None
+        except OSError:
+            return None
+        return current if stat.S_ISREG(st.st_mode) else None
+    return None
 
 
 def _walk(directory: str, rel_dir: str) -> Iterator[tuple[str, str, int, int]]:

@@ -51,7 +51,12 @@ def _memory(ctx: click.Context, **overrides: Any) -> Iterator[Memory]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Agent workspace (default: the config's, else the current directory).",
 )
-@click.option("--agent", "-a", default="main", show_default=True, help="Agent id (selects per-agent config).")
+@click.option(
+    "--agent",
+    "-a",
+    default=None,
+    help="Agent id (selects per-agent config) [default: the config's default agent, else main].",
+)
 @click.option(
     "--config",
     "-c",
@@ -61,7 +66,7 @@ def _memory(ctx: click.Context, **overrides: Any) -> Iterator[Memory]:
 )
 @click.version_option(package_name="memlane")
 @click.pass_context
-def cli(ctx: click.Context, workspace: Path | None, agent: str, config_path: Path | None) -> None:
+def cli(ctx: click.Context, workspace: Path | None, agent: str | None, config_path: Path | None) -> None:
     """Index and search an agent's Markdown memory (MEMORY.md, memory/**/*.md)."""
     ctx.obj = {"workspace": workspace, "agent": agent, "config": config_path}
 
@@ -620,8 +625,9 @@ def migrate(ctx: click.Context, driver: str, url: str, schema: str, replace: boo
 
     opts = ctx.obj
     try:
-        settings = resolve(opts["config"], opts["agent"]).memory_search
-        report = migrate_to_postgres(settings, opts["agent"], url, schema, replace)
+        resolved = resolve(opts["config"], opts["agent"])
+        settings = resolved.memory_search
+        report = migrate_to_postgres(settings, resolved.agent_id, url, schema, replace)
     except MemlaneError as exc:
         _fail(str(exc))
     if as_json:
@@ -629,7 +635,8 @@ def migrate(ctx: click.Context, driver: str, url: str, schema: str, replace: boo
         return
     click.echo(
         f"copied {report.files} files, {report.chunks} chunks ({report.chunk_keys} keys), {report.facts} facts, "
-        f"{report.vectors} vectors and {report.batch_jobs} batch jobs of agent {opts['agent']!r}; nothing re-embedded"
+        f"{report.vectors} vectors and {report.batch_jobs} batch jobs of agent {resolved.agent_id!r}; "
+        "nothing re-embedded"
     )
     store = json.dumps({"driver": "postgres", "url": "<URL>", "schema": schema})
     click.echo(f"to use it, set memorySearch.store to {store} (or the URL in $MEMLANE_DATABASE_URL)")
@@ -695,7 +702,7 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
 def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:
     """Index the bundled demo workspace and run a few searches and a recall on it."""
     ctx.obj["workspace"] = ctx.obj["workspace"] or DEMO_WORKSPACE
-    if ctx.obj["agent"] == "main":
+    if ctx.obj["agent"] is None:
         ctx.obj["agent"] = "demo"
     with _memory(ctx) as mem:
         click.echo(f"workspace: {mem.workspace}")

@@ -1,0 +1,169 @@
+"""Reading a config file as OpenClaw writes one, and finding it when no ``--config`` is given.
+
+OpenClaw's ``openclaw.json`` is JSON5 (comments, trailing commas, unquoted keys), substitutes ``${VAR}`` from
+the environment in string values (``$${VAR}`` is a literal ``${VAR}``; names are upper case) and splits
+itself with ``$include``: an object holding ``"$include": "path"`` (or a list of paths, relative to the file
+that includes them) is the included files deep-merged in order, with the object's own keys over them.
+memlane reads its own ``config.json`` the same way (JSON is JSON5) and ``config.toml`` with ``tomllib``.
+
+An unset variable is an error only where memlane reads the value (:func:`owned`): an OpenClaw config full of
+``${TELEGRAM_TOKEN}`` for channels memlane never reads still opens.
+
+Discovery (:func:`discover`): memlane's own config (``$MEMLANE_HOME/config.json`` or ``.toml``), else
+``$OPENCLAW_CONFIG_PATH``, else ``openclaw.json`` in OpenClaw's state folder (``$OPENCLAW_STATE_DIR``, else
+``~/.openclaw``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import json5
+
+from .errors import ConfigError
+
+MAX_INCLUDE_DEPTH = 10
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a config file bigger than this is a mistake, not a config
+_VAR = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
+# The values memlane reads: an unset ${VAR} there is an error; anywhere else it is left as written.
+_OWNED = re.compile(
+    r"^config\.agents\.(?:defaults|list\[\d+\])\.(?:memorySearch|compaction\.memoryFlush|workspace|workspaceAccess|"
+    r"core|reflect|capture|llm|backup|mcp)(?:[.\[]|$)|^config\.models\.providers\.[^.]+\.(?:apiKey|baseUrl|headers)"
+    r"(?:[.\[]|$)"
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A config file and what kind: memlane's own, or OpenClaw's (whose state folder holds its agents' sessions)."""
+
+    path: Path
+    openclaw: bool = False
+    state_dir: Path | None = None
+
+
+def openclaw_state_dir() -> Path:
+    raw = os.environ.get("OPENCLAW_STATE_DIR")
+    return Path(raw).expanduser() if raw else Path.home() / ".openclaw"
+
+
+def discover(memlane_home: Path) -> Found | None:
+    """The config to read when none is given (see the module docstring); None when there is none."""
+    for name in ("config.json", "config.toml"):
+        if (memlane_home / name).exists():
+            return Found(memlane_home / name)
+    raw = os.environ.get("OPENCLAW_CONFIG_PATH")
+    if raw:  # set: this file or none, never a guess elsewhere
+        path = Path(raw).expanduser()
+        return Found(path, True, openclaw_state_dir() if os.environ.get("OPENCLAW_STATE_DIR") else path.parent)
+    path = openclaw_state_dir() / "openclaw.json"
+    return Found(path, True, path.parent) if path.exists() else None
+
+
+def kind_of(path: Path) -> Found:
+    """A config file given by path: OpenClaw's when it is named like one (``openclaw.json``, ``.json5``)."""
+    if path.name.lower() in ("openclaw.json", "openclaw.json5"):
+        return Found(path, True, openclaw_state_dir() if os.environ.get("OPENCLAW_STATE_DIR") else path.parent)
+    return Found(path)
+
+
+def read(path: Path, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The config at ``path``, includes followed and variables substituted."""
+    env = os.environ if env is None else env
+    data = _load(path)
+    missing: list[tuple[str, str]] = []
+    out = _expand(data, path, env, (path.resolve(),), "config", missing)
+    for where, name in missing:
+        if owned(where):
+            raise ConfigError(f"invalid config: {where}: environment variable {name} is not set ({path})")
+    if not isinstance(out, dict):
+        raise ConfigError(f"config file {path}: the top level must be an object")
+    return out
+
+
+def owned(where: str) -> bool:
+    """Whether memlane reads the value at ``where`` (``config.agents.defaults.memorySearch.remote.apiKey``)."""
+    return bool(_OWNED.match(where))
+
+
+def _load(path: Path) -> Any:
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is over {MAX_CONFIG_BYTES // (1024 * 1024)} MB")
+    try:
+        text = raw.decode("utf-8-sig")
+        if path.suffix == ".toml":
+            return tomllib.loads(text)
+        return json5.loads(text) if text.strip() else {}
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        kind = "TOML" if path.suffix == ".toml" else "JSON5"
+        raise ConfigError(f"config file {path} is not valid {kind}: {exc}") from None
+
+
+def _expand(
+    node: Any, path: Path, env: Mapping[str, str], stack: tuple[Path, ...], where: str, missing: list[tuple[str, str]]
+) -> Any:
+    if isinstance(node, dict):
+        own = {k: _expand(v, path, env, stack, f"{where}.{k}", missing) for k, v in node.items() if k != "$include"}
+        if "$include" not in node:
+            return own
+        merged: dict[str, Any] = {}
+        for target in _targets(node["$include"], where, path):
+            included = (path.parent / target).expanduser().resolve()
+            if included in stack:
+                chain = " -> ".join(str(p) for p in (*stack, included))
+                raise ConfigError(f"config {where}.$include: circular include: {chain}")
+            if len(stack) > MAX_INCLUDE_DEPTH:
+                raise ConfigError(f"config {where}.$include: includes nest deeper than {MAX_INCLUDE_DEPTH}")
+            sub = _expand(_load(included), included, env, (*stack, included), where, missing)
+            if not isinstance(sub, dict):
+                raise ConfigError(f"config {where}.$include: {included} must hold an object")
+            merged = deep_merge(merged, sub)
+        return deep_merge(merged, own)
+    if isinstance(node, list):
+        return [_expand(v, path, env, stack, f"{where}[{i}]", missing) for i, v in enumerate(node)]
+    if isinstance(node, str) and "${" in node:
+
+        def sub(m: re.Match[str]) -> str:
+            name = m.group(2)
+            if m.group(1):  # $${VAR}: the text ${VAR} itself
+                return "${" + name + "}"
+            value = env.get(name)
+            if not value:
+                missing.append((where, name))
+                return m.group(0)
+            return value
+
+        return _VAR.sub(sub, node)
+    return node
+
+
+def _targets(value: Any, where: str, path: Path) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"config {where}.$include ({path}): a path or a list of paths")
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` on ``base``: objects merge key by key, anything else (arrays too) is replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

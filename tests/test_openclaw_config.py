@@ -1,0 +1,175 @@
+"""OpenClaw's own config read as it is: JSON5, ${VAR}, $include, keys memlane does not own, discovery, extraPaths."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import memlane
+from conftest import write
+from memlane import config
+from memlane.errors import ConfigError, PathError
+
+# The shape of a sanitized openclaw.json published in a public OpenClaw runbook, with what a real one has:
+# comments, trailing commas, unquoted keys, ${VAR}, $include.
+OPENCLAW = """// ~/.openclaw/openclaw.json
+{
+  wizard: { lastRunAt: "2026-01-02T10:00:00Z", lastRunVersion: "2026.1.5", },
+  models: {
+    mode: "merge",
+    providers: {
+      openrouter: { baseUrl: "https://openrouter.ai/api/v1", apiKey: "${OPENROUTER_API_KEY}", api: "openai-completions",
+                    models: [{ id: "x/y", name: "Y" }] },
+    },
+  },
+  agents: {
+    defaults: {
+      model: { primary: "openrouter/x/y", fallbacks: [] },
+      models: { "openrouter/x/y": { alias: "y" } },
+      workspace: "WORKSPACE",
+      contextPruning: { mode: "cache-ttl", ttl: "1h" },
+      compaction: { mode: "safeguard", memoryFlush: { enabled: true, softThresholdTokens: 6000 } },
+      heartbeat: { every: "30m" },
+      maxConcurrent: 4,
+      subagents: { maxConcurrent: 8 },
+      memorySearch: {
+        provider: "none",
+        query: { maxResults: 7, },  // a comment inside memlane's own section
+        extraPaths: ["notes"],
+      },
+    },
+    named: { helper: { model: "x" } },
+    list: [
+      { id: "main" },
+      { id: "ops", default: true, memorySearch: { query: { maxResults: 3 } } },
+    ],
+  },
+  logging: { level: "info" },
+  tools: { web: { search: { apiKey: "${BRAVE_API_KEY}" } } },
+  channels: { telegram: { botToken: "${TELEGRAM_BOT_TOKEN}", dmPolicy: "pairing" } },
+  gateway: { port: 18789, auth: { token: "$${NOT_A_VAR}" } },
+  plugins: { entries: {} },
+  $include: "./extra.json5",
+}
+"""
+
+
+@pytest.fixture
+def openclaw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    state = tmp_path / ".openclaw"
+    ws = tmp_path / "ws"
+    write(ws, "memory/2026-01-05.md", "# Ops\n\n- The zebra migration moves the billing cluster on Friday.\n")
+    write(ws, "notes/runbook.md", "# Runbook\n\nRotate the quokka certificates every ninety days.\n")
+    write(state, "openclaw.json", OPENCLAW.replace("WORKSPACE", str(ws)))
+    write(state, "extra.json5", "{ agents: { defaults: { memorySearch: { chunking: { tokens: 300 } } } } }\n")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
+    return state / "openclaw.json"
+
+
+def test_an_openclaw_config_opens_as_it_is(openclaw: Path) -> None:
+    cfg = config.resolve(openclaw)
+    assert cfg.agent_id == "ops"  # the agents.list entry with default: true
+    assert cfg.memory_search.query.max_results == 3  # the entry's memorySearch over the defaults
+    assert cfg.memory_search.chunking.tokens == 300  # from the $include
+    assert cfg.memory_search.extra_paths == ["notes"]
+    assert cfg.workspace == openclaw.parent.parent / "ws"
+    assert cfg.compaction.memory_flush.soft_threshold_tokens == 6000
+    assert cfg.providers["openrouter"].api_key == "sk-or-test"  # ${VAR} substituted
+    # OpenClaw keeps each agent's transcripts in its state folder
+    assert cfg.memory_search.sessions_dir("ops") == openclaw.parent / "agents" / "ops" / "sessions"
+    assert config.resolve(openclaw, agent="main").memory_search.query.max_results == 7
+
+
+def test_escape_and_unset_variables_outside_memlane_s_keys(openclaw: Path) -> None:
+    data = config.read_config_file(openclaw)
+    assert data["gateway"]["auth"]["token"] == "${NOT_A_VAR}"  # $${VAR} is the text ${VAR}
+    assert data["channels"]["telegram"]["botToken"] == "${TELEGRAM_BOT_TOKEN}"  # unset, and not memlane's: kept
+
+
+def test_an_unset_variable_memlane_reads_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MY_EMBED_KEY", raising=False)
+    path = tmp_path / "openclaw.json"
+    path.write_text('{agents: {defaults: {memorySearch: {remote: {apiKey: "${MY_EMBED_KEY}"}}}}}')
+    with pytest.raises(ConfigError, match=r"agents\.defaults\.memorySearch\.remote\.apiKey: environment variable "):
+        config.resolve(path)
+    monkeypatch.setenv("MY_EMBED_KEY", "k-1")
+    assert config.resolve(path).memory_search.remote.api_key == "k-1"
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("{agents: {defaults: {memorySearch: {query: {maxResult: 3}}}}}", r"memorySearch\.query\.maxResult"),
+        ('{agents: {defaults: {memorySearch: {provider: "nope"}}}}', r"memorySearch\.provider"),
+        ("{agents: {defaults: {compaction: {memoryFlush: {enabld: true}}}}}", r"compaction\.memoryFlush\.enabld"),
+        ("{agents: {defaults: {memorySerach: {}}}}", r"did you mean 'memorySearch'"),
+        ("{agents: {defaults: {}},,}", r"not valid JSON5"),
+        ('{$include: "./loop.json"}', r"circular include"),
+        ("{$include: 3}", r"a path or a list of paths"),
+        ('{$include: "./missing.json"}', r"config file not found"),
+    ],
+)
+def test_mistakes_inside_what_memlane_owns_name_their_key(tmp_path: Path, text: str, error: str) -> None:
+    path = tmp_path / "loop.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=error):
+        config.resolve(path)
+
+
+def test_discovery_own_config_then_openclaw(
+    openclaw: Path, memlane_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(openclaw))
+    assert config.resolve().agent_id == "ops"
+    monkeypatch.delenv("OPENCLAW_CONFIG_PATH")
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(openclaw.parent))
+    assert config.resolve().memory_search.query.max_results == 3  # <state dir>/openclaw.json
+    (memlane_home / "config.json").write_text('{"agents": {"defaults": {"memorySearch": {"provider": "none"}}}}')
+    own = config.resolve()  # memlane's own config comes first
+    assert own.agent_id == "main" and own.memory_search.query.max_results != 3
+
+
+def test_extra_paths_are_indexed_read_only(openclaw: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    write(outside, "team.md", "# Team\n\nThe wombat rota starts on Mondays.\n")
+    write(outside, ".hidden/secret.md", "# Hidden\n\nwombat secret\n")
+    os.symlink(outside / "team.md", outside / "link.md")
+    ws = openclaw.parent.parent / "ws"
+    extra = {"extraPaths": ["notes", str(outside), "missing-folder"]}
+    with memlane.open(config=openclaw, **extra) as mem:
+        mem.sync()
+        hits = mem.search("quokka certificates", min_score=0).results
+        assert hits[0].path == "notes/runbook.md"
+        team = mem.search("wombat rota", min_score=0).results
+        assert team[0].path == (outside / "team.md").as_posix()
+        assert all("hidden" not in r.path and not r.path.endswith("link.md") for r in team)
+        assert "quokka" in mem.get("notes/runbook.md")
+        assert "wombat" in mem.get(team[0].path)
+        with pytest.raises(PathError):
+            mem.get(str(outside / "link.md"))  # a symlink is refused as in the workspace
+        with pytest.raises(PathError):
+            mem.get(str(tmp_path / "elsewhere" / ".." / "ws" / "notes" / "runbook.md"))
+        with pytest.raises(PathError):  # writes take memory paths only
+            mem.insert("notes/runbook.md", "x", line=1)
+        before = (ws / "notes/runbook.md").read_text()
+        (ws / "notes/runbook.md").write_text(before + "\nAlso the capybara keys.\n")
+        assert mem.search("capybara keys", min_score=0, fresh=True).results[0].path == "notes/runbook.md"
+
+
+def test_cli_reads_the_openclaw_config_without_traceback(openclaw: Path) -> None:
+    env = {**os.environ, "OPENROUTER_API_KEY": "sk-or-test"}
+    out = subprocess.run(
+        [sys.executable, "-m", "memlane", "--config", str(openclaw), "status"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "agent      ops" in out.stdout and "Traceback" not in out.stderr
