@@ -50,6 +50,8 @@ from .search.ranking import SearchResponse, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
+from .surface.context import ContextPack, assemble, whitespace_tokens
+from .surface.context import Line as ContextLine
 from .surface.doctor import Check, diagnose_read_only
 from .surface.status import background_status, index_status
 
@@ -695,6 +697,38 @@ class Memory:
         warning above ``core.maxChars``."""
         self._require_readable()
         return read_core(self.workspace, self.config.core.max_chars)
+
+    def context(
+        self,
+        budget: int = 2000,
+        query: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        now: dt.datetime | None = None,
+        recent_days: int = 30,
+    ) -> ContextPack:
+        """What an agent should see at the start of a session (:mod:`memlane.surface.context`): the core block,
+        the facts most relevant to ``query`` (else to the name of the folder ``cwd``), then recent ones, within
+        ``budget`` tokens, each with its source."""
+        self._require_readable()
+        _check_count("budget", budget)
+        when = now or dt.datetime.now()
+        core = self.core()
+        topic = (query or "").strip()
+        if not topic and cwd is not None:
+            folder = Path(cwd).expanduser().name
+            topic = folder.replace("-", " ").replace("_", " ").strip()
+        relevant: list[ContextLine] = []
+        if topic:
+            resp = self.recall(topic, k=10, budget=budget, now=when)
+            relevant = [ContextLine(f.content, f.source, f.kind, f.day) for f in resp.facts if f.valid_to is None]
+        lower = when.date() - dt.timedelta(days=recent_days)
+        with self._lock:
+            seqs = self.store.facts.in_window(lower, when.date(), 20)
+            facts = self.store.facts.by_seq(seqs)
+        recent = [ContextLine(f.content, f.source, f.kind, f.day) for f in (facts[s] for s in seqs if s in facts)]
+        provider = self.choice.provider
+        count = provider.count_tokens if provider is not None else whitespace_tokens
+        return assemble(budget, str(core["path"]), str(core["text"]), topic, relevant, recent, count)
 
     def _require_readable(self) -> None:
         self._require_enabled()

@@ -697,6 +697,22 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
 
 
 @cli.command()
+@click.option("--budget", type=click.IntRange(50, MAX_COUNT), default=2000, show_default=True, help="Tokens at most.")
+@click.option("--query", "-q", help="What the session is about (default: the name of the current folder).")
+@click.option("--json", "as_json", is_flag=True, help="Print the parts as JSON (with the text).")
+@click.pass_context
+def context(ctx: click.Context, budget: int, query: str | None, as_json: bool) -> None:
+    """What an agent should see at the start of a session: MEMORY.md, the facts most relevant to the query
+    (or the folder), then recent ones, within a token budget, with sources. A session-start hook's output."""
+    with _memory(ctx) as mem:
+        try:
+            pack = mem.context(budget=budget, query=query, cwd=Path.cwd())
+        except MemlaneError as exc:
+            _fail(str(exc))
+    click.echo(json.dumps(pack.to_dict(), indent=2) if as_json else pack.render(), nl=False)
+
+
+@cli.command()
 @click.argument("queries", nargs=-1)
 @click.pass_context
 def demo(ctx: click.Context, queries: tuple[str, ...]) -> None:

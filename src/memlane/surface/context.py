@@ -1,0 +1,129 @@
+"""``memlane context``: what an agent should see at the start of a session, within a token budget.
+
+In order: the core block (``MEMORY.md``), the facts most relevant to the session (its query, else the name of
+the folder it works in), then the most recent facts, each with its source. It is what a host's session-start
+hook prints, and what any host without tools can paste in front of a conversation. Parts are cut whole: a
+fact either fits or is left out; the core block is cut at a line, with a note saying so, and takes at most
+60% of the budget when there are facts to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+TokenCount = Callable[[Sequence[str]], list[int]]
+CORE_SHARE = 0.6  # of the budget, at most, for MEMORY.md when there are facts to show
+
+
+def whitespace_tokens(texts: Sequence[str]) -> list[int]:
+    """A count that errs high for English under a wordpiece tokenizer: words x 4/3."""
+    return [-(-len(t.split()) * 4 // 3) for t in texts]
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str  # the fact's content
+    source: str  # path#Lline
+    kind: str
+    day: str | None
+
+    def render(self) -> str:
+        when = f"{self.day} · " if self.day else ""
+        return f"- {self.text} ({when}{self.kind} · {self.source})"
+
+
+@dataclass
+class ContextPack:
+    budget: int
+    core_path: str = ""
+    core: str = ""
+    query: str = ""
+    relevant: list[Line] = field(default_factory=list)
+    recent: list[Line] = field(default_factory=list)
+    tokens: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        out = ["# Memory (memlane)", ""]
+        if self.core:
+            out += [f"## Core ({self.core_path})", "", self.core.rstrip(), ""]
+        if self.relevant:
+            out += [f"## Relevant to {self.query!r}", "", *(x.render() for x in self.relevant), ""]
+        if self.recent:
+            out += ["## Recent", "", *(x.render() for x in self.recent), ""]
+        if self.notes:
+            out += [f"_{n}_" for n in self.notes] + [""]
+        if len(out) == 2:
+            out.append("(nothing in memory yet)")
+        return "\n".join(out).rstrip() + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        def lines(xs: list[Line]) -> list[dict[str, Any]]:
+            return [{"content": x.text, "source": x.source, "kind": x.kind, "day": x.day} for x in xs]
+
+        return {
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "core": {"path": self.core_path, "text": self.core},
+            "query": self.query,
+            "relevant": lines(self.relevant),
+            "recent": lines(self.recent),
+            "notes": self.notes,
+            "text": self.render(),
+        }
+
+
+def assemble(
+    budget: int,
+    core_path: str,
+    core: str,
+    query: str,
+    relevant: Sequence[Line],
+    recent: Sequence[Line],
+    count: TokenCount = whitespace_tokens,
+) -> ContextPack:
+    """The pack that fits ``budget`` tokens (as ``count`` counts them): the core block first, cut at a line if
+    it must be, then relevant facts, then recent ones not already shown."""
+    pack = ContextPack(budget, core_path, query=query)
+    left = budget - count([pack.render()])[0]  # the headings
+    # The core block leads, but a long one must not leave no room for facts: it takes at most CORE_SHARE
+    # of the budget when there are facts to show (all of what is left when there are none).
+    core_left = int(left * CORE_SHARE) if (relevant or recent) else left
+    if core.strip():
+        lines = core.splitlines(keepends=True)
+        sizes = count(lines)
+        kept: list[str] = []
+        for line, size in zip(lines, sizes, strict=True):
+            if size > core_left:
+                pack.notes.append(f"{core_path} cut at line {len(kept)} of {len(lines)} to fit {budget} tokens")
+                break
+            kept.append(line)
+            left -= size
+            core_left -= size
+        pack.core = "".join(kept)
+    shown: set[str] = set()
+    for target, pool in ((pack.relevant, relevant), (pack.recent, recent)):
+        sizes = count([x.render() for x in pool]) if pool else []
+        for x, size in zip(pool, sizes, strict=True):
+            if x.source in shown or size > left:
+                continue
+            target.append(x)
+            shown.add(x.source)
+            left -= size
+    # Headings, blank lines and notes were not counted above: drop from the end until the whole text fits.
+    while count([pack.render()])[0] > budget:
+        if pack.recent:
+            pack.recent.pop()
+        elif pack.relevant:
+            pack.relevant.pop()
+        elif pack.core:
+            kept = pack.core.splitlines(keepends=True)[:-1]
+            pack.core = "".join(kept)
+            if not any("cut at line" in n for n in pack.notes):
+                pack.notes.append(f"{core_path} cut to fit {budget} tokens")
+        else:
+            break
+    pack.tokens = count([pack.render()])[0]
+    return pack
