@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -20,6 +20,9 @@ from ..facts import RecallResponse
 from ..index.sync import EmbedPlan
 from ..memory import MAX_COUNT, Memory, open_memory
 from ..search.ranking import SearchResponse
+from .install import HOSTS as INSTALL_HOSTS
+from .install import Where
+from .install import plan as plan_install
 from .tools import tool_definitions
 
 DEMO_WORKSPACE = Path(__file__).parent.parent / "demo"
@@ -27,7 +30,7 @@ DEMO_QUERIES = ("which database did we pick and why?", "OPENAI_API_KEY", "周末
 DEMO_RECALL = "what does Dana prefer?"
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"memlane: error: {message}", err=True)
     sys.exit(1)
 
@@ -710,6 +713,95 @@ def context(ctx: click.Context, budget: int, query: str | None, as_json: bool) -
         except MemlaneError as exc:
             _fail(str(exc))
     click.echo(json.dumps(pack.to_dict(), indent=2) if as_json else pack.render(), nl=False)
+
+
+def _install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool, action: str) -> None:
+    opts = ctx.obj
+    with _memory(ctx) as mem:
+        workspace = mem.workspace
+    config_path = Path(opts["config"]).expanduser().resolve() if opts["config"] else None
+    where = Where(Path.home(), Path.cwd(), workspace, config_path, agent=opts["agent"])
+    try:
+        plan = plan_install(host, scope, where, action)
+        if not dry_run:
+            plan.apply()
+    except (MemlaneError, OSError) as exc:
+        _fail(str(exc))
+    if as_json:
+        click.echo(json.dumps({**plan.to_dict(), "dryRun": dry_run, "diff": plan.diff()}, indent=2))
+        return
+    if dry_run:
+        click.echo(plan.diff() or "nothing to change", nl=not plan.diff())
+    else:
+        for c in plan.changed:
+            click.echo(f"{'removed' if c.after is None else 'wrote'} {c.path}")
+        if not plan.changed:
+            click.echo(
+                f"nothing to change: memlane is {'already' if action == 'install' else 'not'} in {host}'s config"
+            )
+        for b in plan.backups:
+            click.echo(f"backup {b}")
+    for note in plan.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+_HOST = click.Choice(list(INSTALL_HOSTS))
+_SCOPE = click.option(
+    "--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
+    help="The user's config, or the current folder's (project).",
+)  # fmt: skip
+
+
+@cli.command()
+@click.argument("host", type=_HOST)
+@_SCOPE
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@click.pass_context
+def install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Register memlane's MCP server (and session hooks, where the host has them) in HOST's own config file:
+    other entries are kept, a backup is written first, a second run changes nothing."""
+    _install(ctx, host, scope, dry_run, as_json, "install")
+
+
+@cli.command()
+@click.argument("host", type=_HOST)
+@_SCOPE
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@click.pass_context
+def uninstall(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Remove exactly what `memlane install HOST` added."""
+    _install(ctx, host, scope, dry_run, as_json, "uninstall")
+
+
+@cli.command()
+@click.argument("event", type=click.Choice(["session-start", "capture"]))
+@click.option("--budget", type=click.IntRange(50, MAX_COUNT), default=2000, show_default=True)
+@click.pass_context
+def hook(ctx: click.Context, event: str, budget: int) -> None:
+    """Run as a host's hook, its JSON input on stdin: session-start prints `memlane context` for the session's
+    folder; capture captures what is new in the session's transcript (transcript_path)."""
+    raw = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
+    try:
+        payload = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (ValueError, UnicodeDecodeError):
+        _fail("the hook input on stdin is not JSON")
+    if not isinstance(payload, dict):
+        payload = {}
+    with _memory(ctx) as mem:
+        try:
+            if event == "session-start":
+                cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+                click.echo(mem.context(budget=budget, cwd=cwd or Path.cwd()).render(), nl=False)
+                return
+            path = payload.get("transcript_path") or payload.get("transcriptPath")
+            if not isinstance(path, str) or not path:
+                _fail("no transcript_path in the hook input: nothing to capture")
+            report = mem.capture_transcript(path)
+        except MemlaneError as exc:
+            _fail(str(exc))
+    click.echo(f"captured {report.turns_read} turns: {report.facts_written} facts written")
 
 
 @cli.command()

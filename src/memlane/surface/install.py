@@ -1,0 +1,299 @@
+"""``memlane install <host>``: memlane's MCP server and session hooks written into a host's own config file.
+
+Each host keeps its MCP servers (and, where it has them, its hooks) in a file of its own format. Install
+merges memlane's entries into that file: every other entry is kept, a backup of the file is written before
+it changes, and a second install changes nothing. Uninstall removes exactly the entries install adds (the
+``memlane`` server and the hook handlers that run ``memlane ... hook``), and containers those leave empty;
+a file that install created and uninstall empties is removed.
+
+The entries run this Python (``sys.executable -m memlane``) with the workspace given, so that the host
+finds the same memlane and memory whatever its own ``PATH`` and working folder.
+
+Hosts (the formats their documentation gives):
+
+- ``claude-code``: MCP servers in ``~/.claude.json`` (user) or ``.mcp.json`` (project); hooks in
+  ``~/.claude/settings.json`` or ``.claude/settings.json``: ``SessionStart`` prints :mod:`context`,
+  ``PreCompact`` and ``SessionEnd`` capture the session's transcript.
+- ``cursor``: MCP servers in ``~/.cursor/mcp.json`` or ``.cursor/mcp.json``.
+- ``claude-desktop``: MCP servers in ``claude_desktop_config.json`` (user scope only; it has no hooks).
+- ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from ..errors import MemlaneError
+
+HOSTS = ("claude-code", "cursor", "claude-desktop", "codex")
+SERVER = "memlane"
+HOOK_TIMEOUT_S = 120
+HOOK_MARK = "memlane"  # a hook handler whose command runs `... memlane ... hook ...` is install's
+
+
+@dataclass
+class FileChange:
+    path: Path
+    before: str | None  # None: the file is not there
+    after: str | None  # None: the file is removed (uninstall emptied a file install made)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                (self.before or "").splitlines(keepends=True),
+                (self.after or "").splitlines(keepends=True),
+                fromfile=str(self.path) if self.before is not None else "/dev/null",
+                tofile=str(self.path) if self.after is not None else "/dev/null",
+            )
+        )
+
+
+@dataclass
+class InstallPlan:
+    host: str
+    scope: str
+    action: str  # install | uninstall
+    changes: list[FileChange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[FileChange]:
+        return [c for c in self.changes if c.changed]
+
+    def diff(self) -> str:
+        return "".join(c.diff() for c in self.changed)
+
+    def apply(self, now: dt.datetime | None = None) -> None:
+        """Write the changed files, each after a backup of what it held (``<name>.memlane-backup-<time>``)."""
+        stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+        for c in self.changed:
+            if c.before is not None:
+                backup = c.path.with_name(f"{c.path.name}.memlane-backup-{stamp}")
+                backup.write_text(c.before, encoding="utf-8")
+                self.backups.append(str(backup))
+            if c.after is None:
+                c.path.unlink()
+                continue
+            c.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = c.path.with_name(f".{c.path.name}.memlane-tmp")
+            tmp.write_text(c.after, encoding="utf-8")
+            if c.before is not None:
+                os.chmod(tmp, c.path.stat().st_mode & 0o777)
+            os.replace(tmp, c.path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "scope": self.scope,
+            "action": self.action,
+            "changed": [str(c.path) for c in self.changed],
+            "unchanged": [str(c.path) for c in self.changes if not c.changed],
+            "backups": self.backups,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a host's files are: the user's home, the project folder, the workspace memlane serves."""
+
+    home: Path
+    project: Path
+    workspace: Path
+    config: Path | None = None  # a --config given to memlane: the entries pass it on
+    agent: str | None = None  # an --agent given to memlane: the entries pass it on
+    python: str = sys.executable
+    platform: str = sys.platform
+
+    def memlane(self, *args: str) -> list[str]:
+        head = [self.python, "-m", "memlane", "--workspace", str(self.workspace)]
+        if self.config is not None:
+            head += ["--config", str(self.config)]
+        if self.agent is not None:
+            head += ["--agent", self.agent]
+        return [*head, *args]
+
+
+def plan(host: str, scope: str, where: Where, action: str = "install") -> InstallPlan:
+    """The changes ``action`` (install or uninstall) makes to ``host``'s files for ``scope`` (user or project)."""
+    if host not in HOSTS:
+        raise MemlaneError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")
+    if scope not in ("user", "project"):
+        raise MemlaneError(f"scope is user or project, not {scope!r}")
+    out = InstallPlan(host, scope, action)
+    server = where.memlane("mcp")
+    adding = action == "install"
+    if host == "claude-code":
+        mcp = where.home / ".claude.json" if scope == "user" else where.project / ".mcp.json"
+        settings = (where.home if scope == "user" else where.project) / ".claude" / "settings.json"
+        entry = {"type": "stdio", "command": server[0], "args": server[1:], "env": {}}
+        out.changes.append(_json_change(mcp, lambda d: _server(d, "mcpServers", entry, adding), not adding))
+        hooks = {
+            "SessionStart": shlex.join(where.memlane("hook", "session-start")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture")),
+            "SessionEnd": shlex.join(where.memlane("hook", "capture")),
+        }
+        out.changes.append(_json_change(settings, lambda d: _claude_hooks(d, hooks, adding), not adding))
+    elif host == "cursor":
+        mcp = (where.home if scope == "user" else where.project) / ".cursor" / "mcp.json"
+        entry = {"command": server[0], "args": server[1:], "env": {}}
+        out.changes.append(_json_change(mcp, lambda d: _server(d, "mcpServers", entry, adding), not adding))
+        out.notes.append("Cursor gets the MCP server only: its session hooks are not wired")
+    elif host == "claude-desktop":
+        if scope != "user":
+            raise MemlaneError("Claude Desktop has one config for the user: --scope user")
+        entry = {"command": server[0], "args": server[1:]}
+        out.changes.append(
+            _json_change(claude_desktop_config(where), lambda d: _server(d, "mcpServers", entry, adding), not adding)
+        )
+        out.notes.append("Claude Desktop has no hooks: restart it to load the server")
+    else:  # codex
+        if scope != "user":
+            raise MemlaneError("Codex reads MCP servers from $CODEX_HOME/config.toml only: --scope user")
+        raw = os.environ.get("CODEX_HOME")
+        toml_path = (Path(raw).expanduser() if raw else where.home / ".codex") / "config.toml"
+        out.changes.append(_toml_change(toml_path, server, adding))
+        out.notes.append("Codex gets the MCP server only: `memlane import codex` captures its sessions")
+    return out
+
+
+def claude_desktop_config(where: Where) -> Path:
+    if where.platform == "darwin":
+        return where.home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
+    if where.platform.startswith("win"):
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else where.home / "AppData" / "Roaming"
+        return base / "Claude" / "claude_desktop_config.json"
+    return where.home / ".config" / "Claude" / "claude_desktop_config.json"
+
+
+# -- JSON files
+
+
+def _json_change(path: Path, edit: Callable[[dict[str, Any]], None], drop_empty: bool) -> FileChange:
+    before = _read(path)
+    if before is None:
+        data: dict[str, Any] = {}
+    else:
+        try:
+            loaded = json.loads(before) if before.strip() else {}
+        except ValueError as exc:
+            raise MemlaneError(f"{path} is not valid JSON ({exc}): fix it first; nothing was changed") from None
+        if not isinstance(loaded, dict):
+            raise MemlaneError(f"{path}: the top level is not an object; nothing was changed")
+        data = loaded
+    edit(data)
+    if before is not None and json.loads(before or "{}") == data:
+        return FileChange(path, before, before)  # nothing to do: the file is left byte for byte
+    after: str | None = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if not data and (before is None or drop_empty):
+        after = None  # uninstall emptied it: install made it (a file of "{}" means nothing either way)
+    return FileChange(path, before, after)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemlaneError(f"cannot read {path}: {exc}") from None
+
+
+def _server(data: dict[str, Any], key: str, entry: dict[str, Any], adding: bool) -> None:
+    servers = data.get(key)
+    if servers is not None and not isinstance(servers, dict):
+        raise MemlaneError(f"{key} is not an object: fix it first; nothing was changed")
+    if adding:
+        data.setdefault(key, {})[SERVER] = entry
+        return
+    if servers and SERVER in servers:
+        del servers[SERVER]
+        if not servers:
+            del data[key]
+
+
+def _ours(handler: Any) -> bool:
+    return (
+        isinstance(handler, dict)
+        and " hook " in f" {handler.get('command', '')} "
+        and HOOK_MARK in str(handler.get("command", ""))
+    )
+
+
+def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
+    table = data.get("hooks")
+    if table is not None and not isinstance(table, dict):
+        raise MemlaneError("hooks is not an object: fix it first; nothing was changed")
+    table = data.setdefault("hooks", {}) if adding else (table or {})
+    for event, command in hooks.items():
+        groups = table.get(event)
+        if groups is not None and not isinstance(groups, list):
+            raise MemlaneError(f"hooks.{event} is not a list: fix it first; nothing was changed")
+        kept = []
+        for group in groups or []:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                rest = [h for h in group["hooks"] if not _ours(h)]
+                if rest:
+                    kept.append({**group, "hooks": rest})
+                elif len(rest) == len(group["hooks"]):
+                    kept.append(group)
+            else:
+                kept.append(group)
+        if adding:
+            # SessionEnd hooks get 1.5 s unless they say otherwise: capturing a long session needs more
+            kept.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
+        if kept:
+            table[event] = kept
+        elif event in table:
+            del table[event]
+    if not adding and "hooks" in data and not data["hooks"]:
+        del data["hooks"]
+
+
+# -- TOML (Codex)
+
+
+def _toml_change(path: Path, server: list[str], adding: bool) -> FileChange:
+    before = _read(path)
+    try:
+        doc = tomlkit.parse(before or "")
+    except Exception as exc:  # tomlkit raises its own ParseError family
+        raise MemlaneError(f"{path} is not valid TOML ({exc}): fix it first; nothing was changed") from None
+    servers = doc.get("mcp_servers")
+    if adding:
+        entry = tomlkit.table()
+        entry["command"] = server[0]
+        entry["args"] = server[1:]
+        if servers is None:
+            servers = tomlkit.table(is_super_table=True)
+            doc["mcp_servers"] = servers
+        if servers.get(SERVER) is not None and servers[SERVER].unwrap() == entry.unwrap():
+            return FileChange(path, before, before)
+        servers[SERVER] = entry
+    elif servers is not None and SERVER in servers:
+        del servers[SERVER]
+        if not servers:
+            del doc["mcp_servers"]
+    else:
+        return FileChange(path, before, before)
+    after: str | None = tomlkit.dumps(doc)
+    if not (after or "").strip():
+        after = None
+    return FileChange(path, before, after)

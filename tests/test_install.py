@@ -1,0 +1,231 @@
+"""memlane install/uninstall: a host's own config file, other entries kept, idempotent, exactly undone;
+the hook commands it writes run with the host's documented hook input on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import write
+
+WS_LOG = "# 2026-01-05\n## Retain\n- W @Kestrel: The kestrel importer reads CSV exports.\n"
+
+# Files as users have them, with entries of their own that must survive.
+CLAUDE_JSON = {
+    "numStartups": 41,
+    "theme": "dark",
+    "projects": {"/home/u/app": {"allowedTools": ["Bash(git:*)"], "mcpServers": {}}},
+    "mcpServers": {
+        "github": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}
+    },
+}
+CLAUDE_SETTINGS = {
+    "permissions": {"allow": ["Bash(npm run test:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/audit.sh"}]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo welcome"}]}],
+    },
+}
+MCP_JSON = {"mcpServers": {"postgres": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres"]}}}
+CODEX_TOML = """# my codex settings
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "mcp-docs"]   # keep this comment
+
+[profiles.fast]
+model = "gpt-5-mini"
+"""
+
+
+def run_cli(*args: str, home: Path, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    return subprocess.run(
+        [sys.executable, "-m", "memlane", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        input=stdin,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
+    home, project, ws = tmp_path / "home", tmp_path / "project", tmp_path / "ws"
+    write(ws, "MEMORY.md", "# Memory\n\n- The team ships on Thursdays.\n")
+    write(ws, "memory/2026-01-05.md", WS_LOG)
+    project.mkdir()
+    return home, project, ws
+
+
+def _json(path: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads(path.read_text())
+    return data
+
+
+def _roundtrip(host: str, scope: str, files: dict[Path, str], home: Path, project: Path, ws: Path) -> None:
+    """Install, install again, uninstall: other entries survive, the second run is a no-op, uninstall
+    gives back the files' meaning (or removes the files install made). ``files``: path -> text before ("": none)."""
+    for path, text in files.items():  # "": the file is not there before install
+        if text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    args = ["--workspace", str(ws), "--agent", "main", "install", host, "--scope", scope]
+    dry = run_cli(*args, "--dry-run", home=home, cwd=project)
+    assert dry.returncode == 0, dry.stderr
+    assert "+" in dry.stdout and all((p.read_text() if p.exists() else "") == t for p, t in files.items())
+    first = run_cli(*args, home=home, cwd=project)
+    assert first.returncode == 0, first.stderr
+    after_first = {p: p.read_text() for p in files}
+    second = run_cli(*args, home=home, cwd=project)
+    assert second.returncode == 0 and "nothing to change" in second.stdout
+    assert {p: p.read_text() for p in files} == after_first
+    backups = [p for d in {p.parent for p in files} for p in d.glob("*.memlane-backup-*")]
+    assert len(backups) == len([p for p, t in files.items() if t])  # one backup per existing file, once
+    undo = run_cli(
+        "--workspace", str(ws), "--agent", "main", "uninstall", host, "--scope", scope, home=home, cwd=project
+    )
+    assert undo.returncode == 0, undo.stderr
+    for path, text in files.items():
+        if not text:
+            assert not path.exists()
+        elif path.suffix == ".toml":
+            assert tomllib.loads(path.read_text()) == tomllib.loads(text)
+        else:
+            assert _json(path) == json.loads(text)
+
+
+def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    files = {
+        home / ".claude.json": json.dumps(CLAUDE_JSON),
+        home / ".claude" / "settings.json": json.dumps(CLAUDE_SETTINGS),
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    out = run_cli("--workspace", str(ws), "install", "claude-code", home=home, cwd=project)
+    assert out.returncode == 0, out.stderr
+    cfg = _json(home / ".claude.json")
+    servers = cfg["mcpServers"]
+    assert isinstance(servers, dict) and set(servers) == {"github", "memlane"}
+    assert cfg["numStartups"] == 41 and cfg["projects"] == CLAUDE_JSON["projects"]
+    server = servers["memlane"]
+    assert server["args"][-1] == "mcp" and str(ws) in server["args"]
+    hooks = _json(home / ".claude" / "settings.json")["hooks"]
+    assert isinstance(hooks, dict)
+    assert hooks["PreToolUse"] == CLAUDE_SETTINGS["hooks"]["PreToolUse"]  # type: ignore[index]
+    assert hooks["SessionStart"][0] == CLAUDE_SETTINGS["hooks"]["SessionStart"][0]  # type: ignore[index]
+    start = hooks["SessionStart"][1]["hooks"][0]["command"]
+    capture = hooks["SessionEnd"][0]["hooks"][0]
+    assert hooks["PreCompact"][0]["hooks"][0]["command"] == capture["command"] and capture["timeout"] >= 60
+
+    # The hooks run as Claude Code runs them: the documented JSON on stdin.
+    started = subprocess.run(
+        shlex.split(start),
+        input=json.dumps(
+            {
+                "session_id": "abc123",
+                "transcript_path": str(home / "t.jsonl"),
+                "cwd": str(project),
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+            }
+        ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HOME": str(home)},
+    )
+    assert started.returncode == 0, started.stderr
+    assert "## Core (MEMORY.md)" in started.stdout and "ships on Thursdays" in started.stdout
+    transcript = home / "t.jsonl"
+    said = {"role": "user", "content": "I moved to Porto last week."}
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "Noted: you live in Porto now."}]}
+    lines = [  # Claude Code's transcript records
+        {"type": "user", "sessionId": "abc123", "uuid": "u1", "parentUuid": None, "timestamp": "2026-01-06T10:00:00Z",
+         "message": said},
+        {"type": "assistant", "sessionId": "abc123", "uuid": "u2", "parentUuid": "u1",
+         "timestamp": "2026-01-06T10:00:05Z", "message": answer},
+    ]  # fmt: skip
+    transcript.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    ended = subprocess.run(
+        shlex.split(capture["command"]),
+        input=json.dumps(
+            {
+                "session_id": "abc123",
+                "transcript_path": str(transcript),
+                "cwd": str(project),
+                "hook_event_name": "SessionEnd",
+                "reason": "exit",
+            }
+        ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HOME": str(home)},
+    )
+    assert ended.returncode == 0, ended.stderr
+    assert "captured 2 turns" in ended.stdout
+    assert "Porto" in (ws / "memory" / "2026-01-06.md").read_text()
+    # a hook with no transcript fails without a traceback and without blocking (exit 1, not 2)
+    bad = subprocess.run(shlex.split(capture["command"]), input="{}", capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "transcript_path" in bad.stderr
+
+
+def test_claude_code_roundtrip_user_and_project(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    user = {
+        home / ".claude.json": json.dumps(CLAUDE_JSON),
+        home / ".claude" / "settings.json": json.dumps(CLAUDE_SETTINGS),
+    }
+    _roundtrip("claude-code", "user", user, home, project, ws)
+    proj = {project / ".mcp.json": json.dumps(MCP_JSON), project / ".claude" / "settings.json": ""}
+    _roundtrip("claude-code", "project", proj, home, project, ws)
+
+
+def test_cursor_and_claude_desktop_roundtrip(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    _roundtrip("cursor", "user", {home / ".cursor" / "mcp.json": json.dumps(MCP_JSON)}, home, project, ws)
+    _roundtrip("cursor", "project", {project / ".cursor" / "mcp.json": ""}, home, project, ws)
+    desktop = home / ".config" / "Claude" / "claude_desktop_config.json"  # Linux; macOS and Windows differ
+    _roundtrip(
+        "claude-desktop", "user", {desktop: json.dumps({**MCP_JSON, "globalShortcut": "Ctrl+Space"})}, home, project, ws
+    )
+
+
+def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    toml = home / ".codex" / "config.toml"
+    _roundtrip("codex", "user", {toml: CODEX_TOML}, home, project, ws)
+    out = run_cli("--workspace", str(ws), "install", "codex", home=home, cwd=project)
+    assert out.returncode == 0, out.stderr
+    text = toml.read_text()
+    assert "# keep this comment" in text and "# my codex settings" in text
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["docs"] == {"command": "npx", "args": ["-y", "mcp-docs"]}
+    assert data["mcp_servers"]["memlane"]["args"][-1] == "mcp" and data["profiles"]["fast"]["model"] == "gpt-5-mini"
+
+
+def test_a_broken_host_file_is_left_alone(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    path = home / ".claude.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"mcpServers": {,}')
+    out = run_cli("--workspace", str(ws), "install", "claude-code", home=home, cwd=project)
+    assert out.returncode == 1 and "not valid JSON" in out.stderr and "Traceback" not in out.stderr
+    assert path.read_text() == '{"mcpServers": {,}'
+    assert not (home / ".claude" / "settings.json").exists()  # nothing half-done
+    bad_scope = run_cli("--workspace", str(ws), "install", "codex", "--scope", "project", home=home, cwd=project)
+    assert bad_scope.returncode == 1 and "--scope user" in bad_scope.stderr
