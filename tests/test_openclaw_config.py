@@ -173,3 +173,65 @@ def test_cli_reads_the_openclaw_config_without_traceback(openclaw: Path) -> None
     )
     assert out.returncode == 0, out.stderr
     assert "agent      ops" in out.stdout and "Traceback" not in out.stderr
+
+
+# OpenClaw 2026.8+: memory.search at the top, agents.entries keyed by id, newer memorySearch keys.
+CURRENT = """{
+  agents: {
+    defaults: { workspace: "WORKSPACE", model: { primary: "x" } },
+    entries: { ops: { name: "Ops", memory: { search: { query: { maxResults: 4 } } } } },
+  },
+  memory: {
+    backend: "builtin",
+    citations: "auto",
+    search: {
+      provider: "none",
+      outputDimensionality: 256,
+      rememberAcrossConversations: true,
+      multimodal: { enabled: true, modalities: ["image"] },
+      query: { minScore: 0.2, hybrid: { temporalDecay: { enabled: true, halfLifeDays: 30 } } },
+      extraPaths: [{ path: "notes", pattern: "**/*.md" }, "docs"],
+      sync: { embeddingBatchTimeoutSeconds: 60 },
+    },
+  },
+}
+"""
+
+
+def test_the_current_openclaw_shape(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "openclaw.json"
+    path.write_text(CURRENT.replace("WORKSPACE", str(tmp_path)))
+    config._warned.clear()  # once per process: start this test's count from none
+    with caplog.at_level("WARNING", logger="memlane"):
+        cfg = config.resolve(path)
+    assert cfg.agent_id == "ops"  # the one agent is the default
+    ms = cfg.memory_search
+    assert (ms.query.max_results, ms.query.min_score) == (4, 0.2)  # the entry's memory.search over the top one
+    assert ms.remote.dimensions == 256  # outputDimensionality
+    assert ms.extra_paths == ["notes", "docs"]
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    for key in ("rememberAcrossConversations", "multimodal", "query.hybrid.temporalDecay", "extraPaths[].pattern"):
+        assert key in warned
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="memlane"):
+        config.resolve(path)
+    assert not caplog.records  # once per process
+
+
+def test_includes_concatenate_arrays_and_stay_in_the_config_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    write(state, "paths.json5", '{ memorySearch: { extraPaths: ["a"] } }')
+    write(
+        state,
+        "openclaw.json",
+        '{ agents: { defaults: { $include: "./paths.json5", memorySearch: { extraPaths: ["b"] } } } }',
+    )
+    assert config.resolve(state / "openclaw.json").memory_search.extra_paths == ["a", "b"]
+    write(tmp_path, "outside.json5", "{ memorySearch: { provider: 'none' } }")
+    write(state, "escape.json", '{ agents: { defaults: { $include: "../outside.json5" } } }')
+    with pytest.raises(ConfigError, match="escapes the config's folder"):
+        config.resolve(state / "escape.json")
+    monkeypatch.setenv("OPENCLAW_INCLUDE_ROOTS", str(tmp_path))
+    assert config.resolve(state / "escape.json").memory_search.provider == "none"

@@ -12,7 +12,9 @@ in ``agents.list`` <- arguments of the call. Unknown keys and wrong types raise
 
 from __future__ import annotations
 
+import copy
 import difflib
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -614,6 +616,94 @@ def _near_misses(data: Mapping[str, Any]) -> None:
             check(entry, _keys(_AgentEntry), f"config.agents.list[{i}]")
 
 
+# memorySearch keys OpenClaw has gained since the spec that memlane accepts and does not act on (README,
+# "Configuration"): each is named once per process in a warning.
+IGNORED_KEYS = (
+    "rememberAcrossConversations",
+    "qmd",
+    "multimodal",
+    "inputType",
+    "queryInputType",
+    "documentInputType",
+    "remote.nonBatchConcurrency",
+    "store.fts",
+    "sync.embeddingBatchTimeoutSeconds",
+    "sync.sessions.postCompactionForce",
+    "query.hybrid.temporalDecay",
+)
+_warned: set[str] = set()
+log = logging.getLogger("memlane")
+
+
+def _openclaw_keys(ms: dict[str, Any]) -> dict[str, Any]:
+    """OpenClaw's newer memorySearch keys: ``outputDimensionality`` is ``remote.dimensions``; an ``extraPaths``
+    entry may be ``{path, pattern}`` (its path is taken; a pattern is not applied, and said so); the keys of
+    :data:`IGNORED_KEYS` are dropped with a warning, once per process."""
+    ms = copy.deepcopy(dict(ms))  # popped from below: never the parsed config's own dicts
+    if "outputDimensionality" in ms:
+        ms["remote"] = deep_merge(ms.get("remote") or {}, {"dimensions": ms.pop("outputDimensionality")})
+    extra = ms.get("extraPaths")
+    if isinstance(extra, list):
+        paths = []
+        for item in extra:
+            if isinstance(item, Mapping) and isinstance(item.get("path"), str):
+                if item.get("pattern"):
+                    _warn_once("memorySearch.extraPaths[].pattern")
+                paths.append(item["path"])
+            else:
+                paths.append(item)
+        ms["extraPaths"] = paths
+    for dotted in IGNORED_KEYS:
+        *parents, last = dotted.split(".")
+        node: Any = ms
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and last in node:
+            node.pop(last)
+            _warn_once(f"memorySearch.{dotted}")
+    return ms
+
+
+def _warn_once(key: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        log.warning("config: %s is an OpenClaw setting memlane accepts and ignores", key)
+
+
+def _current_shape(data: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenClaw 2026.8+ keeps memory search at top-level ``memory.search`` and agents in ``agents.entries`` (an
+    object keyed by id, ``default`` retired: a single agent is the default); older configs have
+    ``agents.defaults.memorySearch`` (or a top-level ``memorySearch``) and ``agents.list[]``. Both are read as
+    the older shape. With both ``entries`` and ``list``, ``entries`` wins, as OpenClaw's own migration does."""
+    out = dict(data)
+    agents = out.get("agents")
+    agents = dict(agents) if isinstance(agents, Mapping) else {}
+    memory = out.get("memory")
+    search = memory.get("search") if isinstance(memory, Mapping) else None
+    top = out.pop("memorySearch", None)
+    if isinstance(search, Mapping) or isinstance(top, Mapping):
+        defaults = dict(agents.get("defaults") or {})
+        ms = deep_merge(defaults.get("memorySearch") or {}, top if isinstance(top, Mapping) else {})
+        defaults["memorySearch"] = deep_merge(ms, search if isinstance(search, Mapping) else {})
+        agents["defaults"] = defaults
+    entries = agents.pop("entries", None)
+    if isinstance(entries, Mapping):
+        listed: list[dict[str, Any]] = []
+        for agent_id, entry in entries.items():
+            e = dict(entry) if isinstance(entry, Mapping) else {}
+            e["id"] = agent_id
+            own = e.pop("memory", None)
+            if isinstance(own, Mapping) and isinstance(own.get("search"), Mapping):
+                e["memorySearch"] = deep_merge(e.get("memorySearch") or {}, own["search"])
+            listed.append(e)
+        if len(listed) == 1 and "default" not in listed[0]:
+            listed[0]["default"] = True
+        agents["list"] = listed
+    if agents or "agents" in out:
+        out["agents"] = agents
+    return out
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     """A config file: JSON5 (JSON included) or TOML, ``$include`` followed, ``${VAR}`` substituted."""
     return configfile.read(path)
@@ -640,6 +730,7 @@ def resolve(
         found = configfile.kind_of(Path(config).expanduser())
         data = read_config_file(found.path)
 
+    data = _current_shape(data)
     _near_misses(data)
     try:
         parsed = ConfigFile.model_validate(data)
@@ -657,6 +748,7 @@ def resolve(
     if entry is not None:
         merged = deep_merge(merged, entry.memory_search or {})
     merged = deep_merge(merged, overrides or {})
+    merged = _openclaw_keys(merged)
     try:
         settings = MemorySearchSettings.model_validate(merged)
     except ValidationError as exc:

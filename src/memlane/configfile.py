@@ -3,7 +3,9 @@
 OpenClaw's ``openclaw.json`` is JSON5 (comments, trailing commas, unquoted keys), substitutes ``${VAR}`` from
 the environment in string values (``$${VAR}`` is a literal ``${VAR}``; names are upper case) and splits
 itself with ``$include``: an object holding ``"$include": "path"`` (or a list of paths, relative to the file
-that includes them) is the included files deep-merged in order, with the object's own keys over them.
+that includes them, and inside the top-level config's folder or ``$OPENCLAW_INCLUDE_ROOTS``) is the included
+files merged in order, with the object's own keys over them; as in OpenClaw, objects merge key by key and
+arrays are concatenated.
 memlane reads its own ``config.json`` the same way (JSON is JSON5) and ``config.toml`` with ``tomllib``.
 
 An unset variable is an error only where memlane reads the value (:func:`owned`): an OpenClaw config full of
@@ -29,7 +31,7 @@ import json5
 from .errors import ConfigError
 
 MAX_INCLUDE_DEPTH = 10
-MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a config file bigger than this is a mistake, not a config
+MAX_CONFIG_BYTES = 2 * 1024 * 1024  # OpenClaw's limit per file; a bigger one is a mistake, not a config
 _VAR = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
 # The values memlane reads: an unset ${VAR} there is an error; anywhere else it is left as written.
 _OWNED = re.compile(
@@ -78,7 +80,10 @@ def read(path: Path, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     data = _load(path)
     missing: list[tuple[str, str]] = []
-    out = _expand(data, path, env, (path.resolve(),), "config", missing)
+    roots = [path.resolve().parent] + [
+        Path(p).expanduser().resolve() for p in env.get("OPENCLAW_INCLUDE_ROOTS", "").split(os.pathsep) if p
+    ]
+    out = _expand(data, path, env, (path.resolve(),), "config", missing, roots)
     for where, name in missing:
         if owned(where):
             raise ConfigError(f"invalid config: {where}: environment variable {name} is not set ({path})")
@@ -113,27 +118,40 @@ def _load(path: Path) -> Any:
 
 
 def _expand(
-    node: Any, path: Path, env: Mapping[str, str], stack: tuple[Path, ...], where: str, missing: list[tuple[str, str]]
+    node: Any,
+    path: Path,
+    env: Mapping[str, str],
+    stack: tuple[Path, ...],
+    where: str,
+    missing: list[tuple[str, str]],
+    roots: list[Path],
 ) -> Any:
     if isinstance(node, dict):
-        own = {k: _expand(v, path, env, stack, f"{where}.{k}", missing) for k, v in node.items() if k != "$include"}
+        own = {
+            k: _expand(v, path, env, stack, f"{where}.{k}", missing, roots) for k, v in node.items() if k != "$include"
+        }
         if "$include" not in node:
             return own
         merged: dict[str, Any] = {}
         for target in _targets(node["$include"], where, path):
             included = (path.parent / target).expanduser().resolve()
+            if not any(included == r or r in included.parents for r in roots):
+                raise ConfigError(
+                    f"config {where}.$include: {target} escapes the config's folder (add its folder to "
+                    "OPENCLAW_INCLUDE_ROOTS to allow it)"
+                )
             if included in stack:
                 chain = " -> ".join(str(p) for p in (*stack, included))
                 raise ConfigError(f"config {where}.$include: circular include: {chain}")
             if len(stack) > MAX_INCLUDE_DEPTH:
                 raise ConfigError(f"config {where}.$include: includes nest deeper than {MAX_INCLUDE_DEPTH}")
-            sub = _expand(_load(included), included, env, (*stack, included), where, missing)
+            sub = _expand(_load(included), included, env, (*stack, included), where, missing, roots)
             if not isinstance(sub, dict):
                 raise ConfigError(f"config {where}.$include: {included} must hold an object")
-            merged = deep_merge(merged, sub)
-        return deep_merge(merged, own)
+            merged = include_merge(merged, sub)
+        return include_merge(merged, own)
     if isinstance(node, list):
-        return [_expand(v, path, env, stack, f"{where}[{i}]", missing) for i, v in enumerate(node)]
+        return [_expand(v, path, env, stack, f"{where}[{i}]", missing, roots) for i, v in enumerate(node)]
     if isinstance(node, str) and "${" in node:
 
         def sub(m: re.Match[str]) -> str:
@@ -156,6 +174,20 @@ def _targets(value: Any, where: str, path: Path) -> list[str]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
     raise ConfigError(f"config {where}.$include ({path}): a path or a list of paths")
+
+
+def include_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenClaw's merge of included files: objects key by key, arrays concatenated, anything else replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        old = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(old, Mapping):
+            merged[key] = include_merge(old, value)
+        elif isinstance(value, list) and isinstance(old, list):
+            merged[key] = [*old, *value]
+        else:
+            merged[key] = value
+    return merged
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
