@@ -208,7 +208,10 @@ def test_cursor_and_claude_desktop_roundtrip(setup: tuple[Path, Path, Path]) -> 
 def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) -> None:
     home, project, ws = setup
     toml = home / ".codex" / "config.toml"
-    _roundtrip("codex", "user", {toml: CODEX_TOML}, home, project, ws)
+    hooks_json = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
+    _roundtrip(
+        "codex", "user", {toml: CODEX_TOML, home / ".codex" / "hooks.json": json.dumps(hooks_json)}, home, project, ws
+    )
     out = run_cli("--workspace", str(ws), "install", "codex", home=home, cwd=project)
     assert out.returncode == 0, out.stderr
     text = toml.read_text()
@@ -216,6 +219,39 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
     data = tomllib.loads(text)
     assert data["mcp_servers"]["docs"] == {"command": "npx", "args": ["-y", "mcp-docs"]}
     assert data["mcp_servers"]["memlane"]["args"][-1] == "mcp" and data["profiles"]["fast"]["model"] == "gpt-5-mini"
+    assert "/hooks" in out.stderr  # Codex runs a new hook only once the user trusts it
+    hooks = _json(home / ".codex" / "hooks.json")["hooks"]
+    assert isinstance(hooks, dict) and set(hooks) == {"Stop", "SessionStart", "PreCompact"}
+    start = hooks["SessionStart"][0]["hooks"][0]["command"]
+    # Codex's SessionStart input (its generated schema's required fields); plain stdout is developer context
+    codex_input = {
+        "session_id": "019a-1",
+        "transcript_path": None,
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "source": "startup",
+    }
+    started = subprocess.run(
+        shlex.split(start), input=json.dumps(codex_input), capture_output=True, text=True, timeout=300
+    )
+    assert started.returncode == 0, started.stderr
+    assert "ships on Thursdays" in started.stdout
+
+
+OPENCLAW_JSON = {"agents": {"defaults": {"workspace": "~/w"}}, "mcp": {"servers": {"fs": {"command": "mcp-fs"}}}}
+
+
+def test_openclaw_mcp_server_and_its_json5(setup: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    home, project, ws = setup
+    path = home / ".openclaw" / "openclaw.json"
+    monkeypatch.delenv("OPENCLAW_CONFIG_PATH")  # the state folder's file, as OpenClaw has it
+    _roundtrip("openclaw", "user", {path: json.dumps(OPENCLAW_JSON)}, home, project, ws)
+    path.write_text("{\n  // my gateway\n  gateway: { port: 18789 },\n}\n")
+    out = run_cli("--workspace", str(ws), "install", "openclaw", home=home, cwd=project)
+    assert out.returncode == 1 and "openclaw mcp set memlane" in out.stderr and "Traceback" not in out.stderr
+    assert path.read_text().startswith("{\n  // my gateway")
 
 
 def test_a_broken_host_file_is_left_alone(setup: tuple[Path, Path, Path]) -> None:

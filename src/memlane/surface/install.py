@@ -16,7 +16,13 @@ Hosts (the formats their documentation gives):
   ``PreCompact`` and ``SessionEnd`` capture the session's transcript.
 - ``cursor``: MCP servers in ``~/.cursor/mcp.json`` or ``.cursor/mcp.json``.
 - ``claude-desktop``: MCP servers in ``claude_desktop_config.json`` (user scope only; it has no hooks).
-- ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``.
+- ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``; hooks in
+  ``$CODEX_HOME/hooks.json`` (Claude Code's shape): ``SessionStart`` and ``PreCompact`` (Codex has no session
+  end). Codex runs a new hook only once the user trusts it in ``/hooks``.
+- ``openclaw``: ``mcp.servers.memlane`` in ``openclaw.json`` (``$OPENCLAW_CONFIG_PATH``, else the state
+  folder's). OpenClaw has no shell-command hooks: it reads the same Markdown memory itself. A file with
+  JSON5 syntax (comments, unquoted keys) is not rewritten, since that would lose them: the error gives the
+  ``openclaw mcp set`` command instead.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import tomlkit
 
 from ..errors import MemlaneError
 
-HOSTS = ("claude-code", "cursor", "claude-desktop", "codex")
+HOSTS = ("claude-code", "cursor", "claude-desktop", "codex", "openclaw")
 SERVER = "memlane"
 HOOK_TIMEOUT_S = 120
 HOOK_MARK = "memlane"  # a hook handler whose command runs `... memlane ... hook ...` is install's
@@ -163,14 +169,53 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
             _json_change(claude_desktop_config(where), lambda d: _server(d, "mcpServers", entry, adding), not adding)
         )
         out.notes.append("Claude Desktop has no hooks: restart it to load the server")
+    elif host == "openclaw":
+        if scope != "user":
+            raise MemlaneError("OpenClaw has one config (openclaw.json): --scope user")
+        path = openclaw_config(where)
+        entry = {"command": server[0], "args": server[1:]}
+        hint = (
+            f"run openclaw mcp set {SERVER} {shlex.quote(json.dumps(entry))}"
+            if adding
+            else f"remove mcp.servers.{SERVER} from it by hand"
+        )
+        out.changes.append(_json_change(path, lambda d: _openclaw_server(d, entry, adding), False, json5_hint=hint))
+        out.notes.append("OpenClaw reads the Markdown memory itself; it has no shell hooks to wire")
     else:  # codex
         if scope != "user":
             raise MemlaneError("Codex reads MCP servers from $CODEX_HOME/config.toml only: --scope user")
         raw = os.environ.get("CODEX_HOME")
-        toml_path = (Path(raw).expanduser() if raw else where.home / ".codex") / "config.toml"
-        out.changes.append(_toml_change(toml_path, server, adding))
-        out.notes.append("Codex gets the MCP server only: `memlane import codex` captures its sessions")
+        codex = Path(raw).expanduser() if raw else where.home / ".codex"
+        out.changes.append(_toml_change(codex / "config.toml", server, adding))
+        hooks = {
+            "SessionStart": shlex.join(where.memlane("hook", "session-start")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture")),
+        }
+        out.changes.append(_json_change(codex / "hooks.json", lambda d: _claude_hooks(d, hooks, adding), not adding))
+        if adding:
+            out.notes.append("Codex runs new hooks once you trust them: type /hooks in Codex and trust memlane's")
     return out
+
+
+def openclaw_config(where: Where) -> Path:
+    raw = os.environ.get("OPENCLAW_CONFIG_PATH")
+    if raw:
+        return Path(raw).expanduser()
+    state = os.environ.get("OPENCLAW_STATE_DIR")
+    return (Path(state).expanduser() if state else where.home / ".openclaw") / "openclaw.json"
+
+
+def _openclaw_server(data: dict[str, Any], entry: dict[str, Any], adding: bool) -> None:
+    mcp = data.get("mcp")
+    if mcp is not None and not isinstance(mcp, dict):
+        raise MemlaneError("mcp is not an object: fix it first; nothing was changed")
+    if adding:
+        data.setdefault("mcp", {})
+    elif mcp is None:
+        return
+    _server(data["mcp"], "servers", entry, adding)
+    if not adding and not data["mcp"]:
+        del data["mcp"]
 
 
 def claude_desktop_config(where: Where) -> Path:
@@ -186,7 +231,9 @@ def claude_desktop_config(where: Where) -> Path:
 # -- JSON files
 
 
-def _json_change(path: Path, edit: Callable[[dict[str, Any]], None], drop_empty: bool) -> FileChange:
+def _json_change(
+    path: Path, edit: Callable[[dict[str, Any]], None], drop_empty: bool, json5_hint: str | None = None
+) -> FileChange:
     before = _read(path)
     if before is None:
         data: dict[str, Any] = {}
@@ -194,6 +241,11 @@ def _json_change(path: Path, edit: Callable[[dict[str, Any]], None], drop_empty:
         try:
             loaded = json.loads(before) if before.strip() else {}
         except ValueError as exc:
+            if json5_hint is not None:  # OpenClaw's JSON5: rewriting would drop its comments
+                raise MemlaneError(
+                    f"{path} is JSON5 (comments or unquoted keys) that rewriting would lose; nothing was changed: "
+                    f"{json5_hint}"
+                ) from None
             raise MemlaneError(f"{path} is not valid JSON ({exc}): fix it first; nothing was changed") from None
         if not isinstance(loaded, dict):
             raise MemlaneError(f"{path}: the top level is not an object; nothing was changed")
