@@ -197,8 +197,20 @@ def test_claude_code_roundtrip_user_and_project(setup: tuple[Path, Path, Path]) 
 
 def test_cursor_and_claude_desktop_roundtrip(setup: tuple[Path, Path, Path]) -> None:
     home, project, ws = setup
-    _roundtrip("cursor", "user", {home / ".cursor" / "mcp.json": json.dumps(MCP_JSON)}, home, project, ws)
-    _roundtrip("cursor", "project", {project / ".cursor" / "mcp.json": ""}, home, project, ws)
+    theirs = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}}
+    cursor_user = {
+        home / ".cursor" / "mcp.json": json.dumps(MCP_JSON),
+        home / ".cursor" / "hooks.json": json.dumps(theirs),
+    }
+    _roundtrip("cursor", "user", cursor_user, home, project, ws)
+    _roundtrip(
+        "cursor",
+        "project",
+        {project / ".cursor" / "mcp.json": "", project / ".cursor" / "hooks.json": ""},
+        home,
+        project,
+        ws,
+    )
     desktop = home / ".config" / "Claude" / "claude_desktop_config.json"  # Linux; macOS and Windows differ
     _roundtrip(
         "claude-desktop", "user", {desktop: json.dumps({**MCP_JSON, "globalShortcut": "Ctrl+Space"})}, home, project, ws
@@ -265,3 +277,45 @@ def test_a_broken_host_file_is_left_alone(setup: tuple[Path, Path, Path]) -> Non
     assert not (home / ".claude" / "settings.json").exists()  # nothing half-done
     bad_scope = run_cli("--workspace", str(ws), "install", "codex", "--scope", "project", home=home, cwd=project)
     assert bad_scope.returncode == 1 and "--scope user" in bad_scope.stderr
+
+
+def test_cursor_hooks_answer_in_json_and_claude_code_s_stay_quiet_in_cursor(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    for host in ("claude-code", "cursor"):
+        out = run_cli("--workspace", str(ws), "install", host, home=home, cwd=project)
+        assert out.returncode == 0, out.stderr
+    cursor_start = _json(home / ".cursor" / "hooks.json")["hooks"]["sessionStart"][0]["command"]  # type: ignore[index]
+    claude_start = _json(home / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]  # type: ignore[index]
+    cursor_input = {  # Cursor's common hook input and sessionStart's own fields
+        "conversation_id": "c-1",
+        "generation_id": "g-1",
+        "model": "gpt-5",
+        "hook_event_name": "sessionStart",
+        "cursor_version": "2.1.0",
+        "workspace_roots": [str(project)],
+        "transcript_path": None,
+        "session_id": "c-1",
+        "is_background_agent": False,
+        "composer_mode": "agent",
+    }
+    env = {**os.environ, "HOME": str(home)}
+    mine = subprocess.run(
+        shlex.split(str(cursor_start)),
+        input=json.dumps(cursor_input),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert mine.returncode == 0, mine.stderr
+    assert "ships on Thursdays" in json.loads(mine.stdout)["additional_context"]
+    # Cursor runs Claude Code's SessionStart too: with Cursor's own memlane hook installed, it says nothing
+    theirs = subprocess.run(
+        shlex.split(str(claude_start)),
+        input=json.dumps(cursor_input),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert theirs.returncode == 0 and theirs.stdout == ""

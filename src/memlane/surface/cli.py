@@ -21,7 +21,7 @@ from ..index.sync import EmbedPlan
 from ..memory import MAX_COUNT, Memory, open_memory
 from ..search.ranking import SearchResponse
 from .install import HOSTS as INSTALL_HOSTS
-from .install import Where
+from .install import Where, cursor_hooks_installed
 from .install import plan as plan_install
 from .tools import tool_definitions
 
@@ -778,8 +778,9 @@ def uninstall(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json:
 @cli.command()
 @click.argument("event", type=click.Choice(["session-start", "capture"]))
 @click.option("--budget", type=click.IntRange(50, MAX_COUNT), default=2000, show_default=True)
+@click.option("--host", "host", type=click.Choice(list(INSTALL_HOSTS)), help="The host whose hook this is.")
 @click.pass_context
-def hook(ctx: click.Context, event: str, budget: int) -> None:
+def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
     """Run as a host's hook, its JSON input on stdin: session-start prints `memlane context` for the session's
     folder; capture captures what is new in the session's transcript (transcript_path)."""
     raw = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
@@ -789,11 +790,19 @@ def hook(ctx: click.Context, event: str, budget: int) -> None:
         _fail("the hook input on stdin is not JSON")
     if not isinstance(payload, dict):
         payload = {}
+    in_cursor = "cursor_version" in payload
+    roots = payload.get("workspace_roots")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    if cwd is None and isinstance(roots, list) and roots and isinstance(roots[0], str):
+        cwd = roots[0]  # Cursor's input names the workspace folders, not a cwd
+    if in_cursor and host == "claude-code" and cursor_hooks_installed(Path.home(), Path(cwd or Path.cwd())):
+        return  # Cursor runs Claude Code's hooks too: its own memlane hooks answer, not these
     with _memory(ctx) as mem:
         try:
             if event == "session-start":
-                cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-                click.echo(mem.context(budget=budget, cwd=cwd or Path.cwd()).render(), nl=False)
+                text = mem.context(budget=budget, cwd=cwd or Path.cwd()).render()
+                # Cursor reads a JSON answer; Claude Code and Codex add plain stdout to the context
+                click.echo(json.dumps({"additional_context": text}) if in_cursor else text, nl=False)
                 return
             path = payload.get("transcript_path") or payload.get("transcriptPath")
             if not isinstance(path, str) or not path:

@@ -14,7 +14,11 @@ Hosts (the formats their documentation gives):
 - ``claude-code``: MCP servers in ``~/.claude.json`` (user) or ``.mcp.json`` (project); hooks in
   ``~/.claude/settings.json`` or ``.claude/settings.json``: ``SessionStart`` prints :mod:`context`,
   ``PreCompact`` and ``SessionEnd`` capture the session's transcript.
-- ``cursor``: MCP servers in ``~/.cursor/mcp.json`` or ``.cursor/mcp.json``.
+- ``cursor``: MCP servers in ``~/.cursor/mcp.json`` or ``.cursor/mcp.json``; hooks in ``hooks.json`` beside it
+  (``"version": 1``, camelCase events): ``sessionStart`` answers ``{"additional_context": ...}`` (Cursor
+  treats it as best-effort), ``preCompact`` and ``sessionEnd`` capture. Cursor also runs Claude Code's hooks:
+  a Claude Code hook that finds itself in Cursor (``cursor_version`` in its input) while Cursor's own
+  memlane hooks are installed does nothing, so nothing runs twice.
 - ``claude-desktop``: MCP servers in ``claude_desktop_config.json`` (user scope only; it has no hooks).
 - ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``; hooks in
   ``$CODEX_HOME/hooks.json`` (Claude Code's shape): ``SessionStart`` and ``PreCompact`` (Codex has no session
@@ -151,16 +155,25 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         entry = {"type": "stdio", "command": server[0], "args": server[1:], "env": {}}
         out.changes.append(_json_change(mcp, lambda d: _server(d, "mcpServers", entry, adding), not adding))
         hooks = {
-            "SessionStart": shlex.join(where.memlane("hook", "session-start")),
-            "PreCompact": shlex.join(where.memlane("hook", "capture")),
-            "SessionEnd": shlex.join(where.memlane("hook", "capture")),
+            "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "claude-code")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "claude-code")),
+            "SessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "claude-code")),
         }
         out.changes.append(_json_change(settings, lambda d: _claude_hooks(d, hooks, adding), not adding))
     elif host == "cursor":
-        mcp = (where.home if scope == "user" else where.project) / ".cursor" / "mcp.json"
+        folder = (where.home if scope == "user" else where.project) / ".cursor"
         entry = {"command": server[0], "args": server[1:], "env": {}}
-        out.changes.append(_json_change(mcp, lambda d: _server(d, "mcpServers", entry, adding), not adding))
-        out.notes.append("Cursor gets the MCP server only: its session hooks are not wired")
+        out.changes.append(
+            _json_change(folder / "mcp.json", lambda d: _server(d, "mcpServers", entry, adding), not adding)
+        )
+        cursor_hooks = {
+            "sessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "cursor")),
+            "preCompact": shlex.join(where.memlane("hook", "capture", "--host", "cursor")),
+            "sessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "cursor")),
+        }
+        out.changes.append(
+            _json_change(folder / "hooks.json", lambda d: _cursor_hooks(d, cursor_hooks, adding), not adding)
+        )
     elif host == "claude-desktop":
         if scope != "user":
             raise MemlaneError("Claude Desktop has one config for the user: --scope user")
@@ -188,8 +201,8 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         codex = Path(raw).expanduser() if raw else where.home / ".codex"
         out.changes.append(_toml_change(codex / "config.toml", server, adding))
         hooks = {
-            "SessionStart": shlex.join(where.memlane("hook", "session-start")),
-            "PreCompact": shlex.join(where.memlane("hook", "capture")),
+            "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "codex")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "codex")),
         }
         out.changes.append(_json_change(codex / "hooks.json", lambda d: _claude_hooks(d, hooks, adding), not adding))
         if adding:
@@ -317,6 +330,42 @@ def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> 
             del table[event]
     if not adding and "hooks" in data and not data["hooks"]:
         del data["hooks"]
+
+
+def _cursor_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
+    table = data.get("hooks")
+    if table is not None and not isinstance(table, dict):
+        raise MemlaneError("hooks is not an object: fix it first; nothing was changed")
+    table = data.setdefault("hooks", {}) if adding else (table or {})
+    for event, command in hooks.items():
+        handlers = table.get(event)
+        if handlers is not None and not isinstance(handlers, list):
+            raise MemlaneError(f"hooks.{event} is not a list: fix it first; nothing was changed")
+        kept = [h for h in handlers or [] if not _ours(h)]
+        if adding:
+            kept.append({"command": command, "timeout": HOOK_TIMEOUT_S})
+        if kept:
+            table[event] = kept
+        elif event in table:
+            del table[event]
+    if adding:
+        data.setdefault("version", 1)
+    elif "hooks" in data and not data["hooks"]:
+        del data["hooks"]
+        if data.get("version") == 1 and len(data) == 1:
+            del data["version"]  # only what install added is left
+
+
+def cursor_hooks_installed(home: Path, project: Path) -> bool:
+    """Whether Cursor's own memlane hooks are installed (user or this project)."""
+    for path in (home / ".cursor" / "hooks.json", project / ".cursor" / "hooks.json"):
+        try:
+            table = json.loads(path.read_text(encoding="utf-8")).get("hooks") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(table, dict) and any(isinstance(hs, list) and any(_ours(h) for h in hs) for hs in table.values()):
+            return True
+    return False
 
 
 # -- TOML (Codex)
