@@ -80,3 +80,11 @@ def test_cli_context_runs_without_traceback(ws: Path) -> None:
     assert payload["tokens"] <= 300 and payload["core"]["path"] == "MEMORY.md"
     assert any("kestrel" in r["content"] for r in payload["relevant"])
     assert "Traceback" not in out.stderr
+
+
+def test_text_without_spaces_is_counted_by_the_tokenizer(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "MEMORY.md", "# 核心\n\n" + "周末我们决定把账单服务迁移到新的数据库。\n" * 200 + "x" * 20000 + "\n")
+    with memlane.open(ws, provider="none") as mem:
+        pack = mem.context(budget=50, query="账单")
+    assert len(pack.render()) < 400  # 50 wordpieces of this text are a few dozen characters per line at most

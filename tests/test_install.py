@@ -10,10 +10,13 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import write
+from memlane.errors import MemlaneError
+from memlane.surface.install import Where, plan
 
 WS_LOG = "# 2026-01-05\n## Retain\n- W @Kestrel: The kestrel importer reads CSV exports.\n"
 
@@ -58,6 +61,12 @@ def run_cli(*args: str, home: Path, cwd: Path, stdin: str | None = None) -> subp
         input=stdin,
         timeout=300,
     )
+
+
+@pytest.fixture(autouse=True)
+def _openclaw_in_the_test_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenClaw's file is the one in each test's home folder (conftest points the variable at a missing file)."""
+    monkeypatch.delenv("OPENCLAW_CONFIG_PATH", raising=False)
 
 
 @pytest.fixture
@@ -258,7 +267,7 @@ OPENCLAW_JSON = {"agents": {"defaults": {"workspace": "~/w"}}, "mcp": {"servers"
 def test_openclaw_mcp_server_and_its_json5(setup: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     home, project, ws = setup
     path = home / ".openclaw" / "openclaw.json"
-    monkeypatch.delenv("OPENCLAW_CONFIG_PATH")  # the state folder's file, as OpenClaw has it
+    # the state folder's file, as OpenClaw has it (the autouse fixture unset OPENCLAW_CONFIG_PATH)
     _roundtrip("openclaw", "user", {path: json.dumps(OPENCLAW_JSON)}, home, project, ws)
     path.write_text("{\n  // my gateway\n  gateway: { port: 18789 },\n}\n")
     out = run_cli("--workspace", str(ws), "install", "openclaw", home=home, cwd=project)
@@ -319,3 +328,100 @@ def test_cursor_hooks_answer_in_json_and_claude_code_s_stay_quiet_in_cursor(setu
         timeout=300,
     )
     assert theirs.returncode == 0 and theirs.stdout == ""
+
+
+# -- what a hostile review found (each case once broke)
+
+
+def _where(tmp_path: Path) -> Where:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    return Where(tmp_path / "home", tmp_path / "proj", ws)
+
+
+def test_the_backup_keeps_the_file_private_and_a_link_stays_a_link(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    dotfiles = tmp_path / "dotfiles" / "openclaw.json"
+    write(dotfiles.parent, dotfiles.name, '{"channels": {"telegram": {"botToken": "SECRET"}}}')
+    os.chmod(dotfiles, 0o600)
+    link = w.home / ".openclaw" / "openclaw.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(dotfiles)
+    p = plan("openclaw", "user", w)
+    p.apply()
+    assert link.is_symlink() and "memlane" in json.loads(dotfiles.read_text())["mcp"]["servers"]
+    assert all(os.stat(b).st_mode & 0o777 == 0o600 for b in p.backups) and p.backups
+    assert os.stat(dotfiles).st_mode & 0o777 == 0o600
+
+
+def test_uninstall_touches_nothing_it_did_not_add(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    cursor = w.home / ".cursor" / "hooks.json"
+    write(cursor.parent, cursor.name, '{"version": 1, "hooks": {}}')
+    settings = w.home / ".claude" / "settings.json"
+    theirs: dict[str, Any] = {
+        "model": "opus",
+        "hooks": {
+            "SessionStart": [],
+            "Stop": [{"hooks": [{"type": "command", "command": "~/scripts/memlane-backup.sh hook"}]}],
+        },
+    }
+    write(settings.parent, settings.name, json.dumps(theirs))
+    for host in ("cursor", "claude-code"):
+        assert not plan(host, "user", w, "uninstall").changed
+    del theirs["hooks"]["SessionStart"]  # an empty list install filled and uninstall emptied goes: same meaning
+    settings.write_text(json.dumps(theirs))
+    plan("claude-code", "user", w).apply()
+    plan("claude-code", "user", w, "uninstall").apply()
+    assert json.loads(settings.read_text()) == theirs
+
+
+def test_a_second_install_keeps_what_the_user_added_to_memlane_s_entry(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    plan("cursor", "user", w).apply()
+    mcp = w.home / ".cursor" / "mcp.json"
+    data = json.loads(mcp.read_text())
+    data["mcpServers"]["memlane"]["env"] = {"MEMLANE_HOME": "/srv/m"}
+    mcp.write_text(json.dumps(data))
+    assert not plan("cursor", "user", w).changed
+    toml = w.home / ".codex" / "config.toml"
+    plan("codex", "user", w).apply()
+    toml.write_text(toml.read_text() + 'env = { OPENAI_API_KEY = "sk-1" }\nstartup_timeout_sec = 60\n')
+    plan("codex", "user", Where(w.home, w.project, w.workspace, agent="other")).apply()
+    entry = tomllib.loads(toml.read_text())["mcp_servers"]["memlane"]
+    assert entry["env"] == {"OPENAI_API_KEY": "sk-1"} and entry["startup_timeout_sec"] == 60
+    assert "other" in entry["args"]
+
+
+@pytest.mark.parametrize(
+    ("host", "name", "text", "error"),
+    [
+        ("claude-code", ".claude.json", '{"mcpServers": 3}', "mcpServers is not an object"),
+        ("codex", ".codex/config.toml", "mcp_servers = 1\n", "mcp_servers is not a table"),
+        ("codex", ".codex/config.toml", "mcp_servers = { other = { command = 'x' } }\n", "config.toml"),
+        ("openclaw", ".openclaw/openclaw.json", '{"mcp": 3}', "mcp is not an object"),
+    ],
+)
+def test_odd_host_files_give_a_clear_error(tmp_path: Path, host: str, name: str, text: str, error: str) -> None:
+    w = _where(tmp_path)
+    write(w.home, name, text)
+    with pytest.raises(MemlaneError, match=error):
+        plan(host, "user", w)
+    assert (w.home / name).read_text() == text
+
+
+def test_null_entries_are_absent_ones(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    write(w.home, ".claude.json", '{"mcpServers": null}')
+    write(w.home, ".claude/settings.json", '{"hooks": null}')
+    write(w.home, ".openclaw/openclaw.json", '{"mcp": null}')
+    for host in ("claude-code", "openclaw"):
+        plan(host, "user", w).apply()
+    assert "memlane" in json.loads((w.home / ".claude.json").read_text())["mcpServers"]
+
+
+def test_a_hook_given_nonsense_on_stdin_fails_cleanly(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    for stdin in ("[" * 200_000 + "]" * 200_000, "\x00\x01binary", "[1, 2]"):
+        out = run_cli("--workspace", str(ws), "hook", "capture", home=home, cwd=project, stdin=stdin)
+        assert out.returncode == 1 and "Traceback" not in out.stderr

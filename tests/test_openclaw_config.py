@@ -235,3 +235,38 @@ def test_includes_concatenate_arrays_and_stay_in_the_config_folder(
         config.resolve(state / "escape.json")
     monkeypatch.setenv("OPENCLAW_INCLUDE_ROOTS", str(tmp_path))
     assert config.resolve(state / "escape.json").memory_search.provider == "none"
+
+
+def test_review_cases_in_config_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOPE_KEY", raising=False)
+    path = tmp_path / "openclaw.json"
+    path.write_text('{memory: {search: {remote: {apiKey: "${NOPE_KEY}"}}}, agents: {entries: {main: {}}}}')
+    with pytest.raises(ConfigError, match=r"memory\.search\.remote\.apiKey: environment variable NOPE_KEY"):
+        config.resolve(path)
+    # includes that fan out are refused, not followed for ever
+    for i in range(3):
+        nxt = f'"./f{i + 1}.json5"' if i < 2 else "[]"
+        write(tmp_path, f"f{i}.json5", "{ $include: [" + ", ".join([nxt] * 20) + "] }" if i < 2 else "{ a: [1] }")
+    (tmp_path / "fan.json").write_text('{ $include: ["./f0.json5"] }')
+    with pytest.raises(ConfigError, match="more than 200 files"):
+        config.read_config_file(tmp_path / "fan.json")
+    for bad in (
+        '{"agents": {"list": 5}}',
+        '{"memorySearch": {}, "agents": {"defaults": 5}}',
+        '{"agents": {"entries": {"a": 3}}}',
+    ):
+        (tmp_path / "bad.json").write_text(bad)
+        with pytest.raises(ConfigError):
+            config.resolve(tmp_path / "bad.json")
+
+
+def test_extra_paths_under_a_hidden_workspace_and_windows_names(tmp_path: Path) -> None:
+    from memlane.index.workspace import list_memory_files, resolve_extra_path
+
+    ws = tmp_path / ".openclaw" / "workspace"  # OpenClaw's default workspace sits in a hidden folder
+    write(ws, "notes/a.md", "# A\n")
+    write(ws, "notes/.private/b.md", "# B\n")
+    assert [f.path for f in list_memory_files(ws, ["notes"])] == ["notes/a.md"]
+    assert resolve_extra_path(ws, ["notes"], "notes/a.md") == ws / "notes" / "a.md"
+    for name in ("notes/sub\\..\\..\\secret.md", "notes/C:\\x.md", "notes/../notes/a.md", "notes/.private/b.md"):
+        assert resolve_extra_path(ws, ["notes"], name) is None

@@ -612,7 +612,8 @@ def _near_misses(data: Mapping[str, Any]) -> None:
     check(agents, _keys(_Agents), "config.agents")
     if isinstance(agents, Mapping):
         check(agents.get("defaults"), _keys(_AgentDefaults), "config.agents.defaults")
-        for i, entry in enumerate(agents.get("list") or []):
+        listed = agents.get("list")
+        for i, entry in enumerate(listed if isinstance(listed, list) else []):
             check(entry, _keys(_AgentEntry), f"config.agents.list[{i}]")
 
 
@@ -640,7 +641,7 @@ def _openclaw_keys(ms: dict[str, Any]) -> dict[str, Any]:
     entry may be ``{path, pattern}`` (its path is taken; a pattern is not applied, and said so); the keys of
     :data:`IGNORED_KEYS` are dropped with a warning, once per process."""
     ms = copy.deepcopy(dict(ms))  # popped from below: never the parsed config's own dicts
-    if "outputDimensionality" in ms:
+    if "outputDimensionality" in ms and isinstance(ms.get("remote") or {}, Mapping):
         ms["remote"] = deep_merge(ms.get("remote") or {}, {"dimensions": ms.pop("outputDimensionality")})
     extra = ms.get("extraPaths")
     if isinstance(extra, list):
@@ -681,7 +682,7 @@ def _current_shape(data: Mapping[str, Any]) -> dict[str, Any]:
     memory = out.get("memory")
     search = memory.get("search") if isinstance(memory, Mapping) else None
     top = out.pop("memorySearch", None)
-    if isinstance(search, Mapping) or isinstance(top, Mapping):
+    if (isinstance(search, Mapping) or isinstance(top, Mapping)) and isinstance(agents.get("defaults") or {}, Mapping):
         defaults = dict(agents.get("defaults") or {})
         ms = deep_merge(defaults.get("memorySearch") or {}, top if isinstance(top, Mapping) else {})
         defaults["memorySearch"] = deep_merge(ms, search if isinstance(search, Mapping) else {})
@@ -690,7 +691,9 @@ def _current_shape(data: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(entries, Mapping):
         listed: list[dict[str, Any]] = []
         for agent_id, entry in entries.items():
-            e = dict(entry) if isinstance(entry, Mapping) else {}
+            if not isinstance(entry, Mapping):
+                raise ConfigError(f"invalid config: config.agents.entries.{agent_id}: not an object")
+            e = dict(entry)
             e["id"] = agent_id
             own = e.pop("memory", None)
             if isinstance(own, Mapping) and isinstance(own.get("search"), Mapping):

@@ -35,10 +35,11 @@ MAX_CONFIG_BYTES = 2 * 1024 * 1024  # OpenClaw's limit per file; a bigger one is
 _VAR = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
 # The values memlane reads: an unset ${VAR} there is an error; anywhere else it is left as written.
 _OWNED = re.compile(
-    r"^config\.agents\.(?:defaults|list\[\d+\])\.(?:memorySearch|compaction\.memoryFlush|workspace|workspaceAccess|"
-    r"core|reflect|capture|llm|backup|mcp)(?:[.\[]|$)|^config\.models\.providers\.[^.]+\.(?:apiKey|baseUrl|headers)"
-    r"(?:[.\[]|$)"
+    r"^config\.(?:agents\.(?:defaults|list\[\d+\]|entries\.[^.\[]+)\.(?:memorySearch|memory\.search|"
+    r"compaction\.memoryFlush|workspace|workspaceAccess|core|reflect|capture|llm|backup|mcp)|memorySearch|memory\.search|"
+    r"models\.providers\.[^.]+\.(?:apiKey|baseUrl|headers))(?:[.\[]|$)"
 )
+MAX_INCLUDES = 200  # files one config may load in all: includes fanning out are refused, not followed for ever
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,13 @@ def read(path: Path, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     data = _load(path)
     missing: list[tuple[str, str]] = []
-    roots = [path.resolve().parent] + [
-        Path(p).expanduser().resolve() for p in env.get("OPENCLAW_INCLUDE_ROOTS", "").split(os.pathsep) if p
-    ]
-    out = _expand(data, path, env, (path.resolve(),), "config", missing, roots)
+    extra = env.get("OPENCLAW_INCLUDE_ROOTS", "").split(os.pathsep)
+    roots = [path.resolve().parent] + [Path(p).expanduser().resolve() for p in extra if p]
+    loads = [0]
+    try:
+        out = _expand(data, path, env, (path.resolve(),), "config", missing, roots, loads)
+    except RecursionError:
+        raise ConfigError(f"config file {path} nests too deep") from None
     for where, name in missing:
         if owned(where):
             raise ConfigError(f"invalid config: {where}: environment variable {name} is not set ({path})")
@@ -125,10 +129,13 @@ def _expand(
     where: str,
     missing: list[tuple[str, str]],
     roots: list[Path],
+    loads: list[int],
 ) -> Any:
     if isinstance(node, dict):
         own = {
-            k: _expand(v, path, env, stack, f"{where}.{k}", missing, roots) for k, v in node.items() if k != "$include"
+            k: _expand(v, path, env, stack, f"{where}.{k}", missing, roots, loads)
+            for k, v in node.items()
+            if k != "$include"
         }
         if "$include" not in node:
             return own
@@ -145,13 +152,16 @@ def _expand(
                 raise ConfigError(f"config {where}.$include: circular include: {chain}")
             if len(stack) > MAX_INCLUDE_DEPTH:
                 raise ConfigError(f"config {where}.$include: includes nest deeper than {MAX_INCLUDE_DEPTH}")
-            sub = _expand(_load(included), included, env, (*stack, included), where, missing, roots)
+            loads[0] += 1
+            if loads[0] > MAX_INCLUDES:
+                raise ConfigError(f"config {where}.$include: more than {MAX_INCLUDES} files included in all")
+            sub = _expand(_load(included), included, env, (*stack, included), where, missing, roots, loads)
             if not isinstance(sub, dict):
                 raise ConfigError(f"config {where}.$include: {included} must hold an object")
             merged = include_merge(merged, sub)
         return include_merge(merged, own)
     if isinstance(node, list):
-        return [_expand(v, path, env, stack, f"{where}[{i}]", missing, roots) for i, v in enumerate(node)]
+        return [_expand(v, path, env, stack, f"{where}[{i}]", missing, roots, loads) for i, v in enumerate(node)]
     if isinstance(node, str) and "${" in node:
 
         def sub(m: re.Match[str]) -> str:

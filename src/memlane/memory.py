@@ -20,6 +20,7 @@ from .capture.turns import Turn
 from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
+from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .files.archive import archive as archive_files
@@ -50,7 +51,7 @@ from .search.ranking import SearchResponse, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
-from .surface.context import ContextPack, assemble, whitespace_tokens
+from .surface.context import ContextPack, assemble
 from .surface.context import Line as ContextLine
 from .surface.doctor import Check, diagnose_read_only
 from .surface.status import background_status, index_status
@@ -727,7 +728,8 @@ class Memory:
             facts = self.store.facts.by_seq(seqs)
         recent = [ContextLine(f.content, f.source, f.kind, f.day) for f in (facts[s] for s in seqs if s in facts)]
         provider = self.choice.provider
-        count = provider.count_tokens if provider is not None else whitespace_tokens
+        # without a provider, the bundled tokenizer (words alone undercount text without spaces: CJK, URLs)
+        count = provider.count_tokens if provider is not None else estimate_tokens
         return assemble(budget, str(core["path"]), str(core["text"]), topic, relevant, recent, count)
 
     def _require_readable(self) -> None:

@@ -123,9 +123,12 @@ def extra_roots(root: Path, extra: Sequence[str]) -> list[tuple[str, str]]:
     for entry in extra:
         p = Path(entry).expanduser()
         absolute = os.path.normpath(p if p.is_absolute() else root / p)
-        if any(_is_hidden(part) for part in PurePosixPath(Path(absolute).as_posix()).parts[1:]):
-            continue
         inside = absolute == str(root) or absolute.startswith(str(root) + os.sep)
+        # hidden folders below the workspace stay out, as in it (the workspace itself may sit in ~/.openclaw);
+        # an absolute path outside it is where the user said to look
+        below = Path(os.path.relpath(absolute, root)).parts if inside else ()
+        if any(_is_hidden(part) for part in below):
+            continue
         name = Path(os.path.relpath(absolute, root)).as_posix() if inside else Path(absolute).as_posix()
         out.append((name if name != "." else "", absolute))
     return [(n, a) for n, a in out if n]  # the workspace itself is not an extra path: its memory files are listed
@@ -136,6 +139,8 @@ def resolve_extra_path(workspace: Path, extra: Sequence[str], name: str) -> Path
     symlink from the extra path down, a regular ``.md`` file); None when ``name`` is under no extra path."""
     if not isinstance(name, str) or not name.endswith(".md") or ".." in PurePosixPath(name).parts:
         return None
+    if "\\" in name or "\x00" in name or ":" in name.replace("\\", "/").split("/", 1)[-1]:
+        return None  # a Windows separator or drive inside the name would step out of the extra root
     root = workspace.resolve()
     for rel_base, abs_base in extra_roots(root, extra):
         if name != rel_base and not name.startswith(rel_base.rstrip("/") + "/"):

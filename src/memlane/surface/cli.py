@@ -746,6 +746,7 @@ def _install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: 
 
 
 _HOST = click.Choice(list(INSTALL_HOSTS))
+HOOK_INPUT_MAX = 16_000_000  # bytes of hook JSON read from stdin
 _SCOPE = click.option(
     "--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
     help="The user's config, or the current folder's (project).",
@@ -783,10 +784,12 @@ def uninstall(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json:
 def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
     """Run as a host's hook, its JSON input on stdin: session-start prints `memlane context` for the session's
     folder; capture captures what is new in the session's transcript (transcript_path)."""
-    raw = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
+    raw = sys.stdin.buffer.read(HOOK_INPUT_MAX + 1) if not sys.stdin.isatty() else b""
+    if len(raw) > HOOK_INPUT_MAX:
+        _fail(f"the hook input on stdin is over {HOOK_INPUT_MAX // 1_000_000} MB")
     try:
         payload = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         _fail("the hook input on stdin is not JSON")
     if not isinstance(payload, dict):
         payload = {}

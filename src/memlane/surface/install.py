@@ -35,9 +35,10 @@ import datetime as dt
 import difflib
 import json
 import os
+import re
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,6 @@ from ..errors import MemlaneError
 HOSTS = ("claude-code", "cursor", "claude-desktop", "codex", "openclaw")
 SERVER = "memlane"
 HOOK_TIMEOUT_S = 120
-HOOK_MARK = "memlane"  # a hook handler whose command runs `... memlane ... hook ...` is install's
 
 
 @dataclass
@@ -91,21 +91,27 @@ class InstallPlan:
 
     def apply(self, now: dt.datetime | None = None) -> None:
         """Write the changed files, each after a backup of what it held (``<name>.memlane-backup-<time>``)."""
-        stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+        stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
         for c in self.changed:
+            # a config kept in a dotfiles folder and linked here is written where it lives, link kept
+            target = c.path.resolve() if c.path.is_symlink() else c.path
+            mode = target.stat().st_mode & 0o777 if c.before is not None else None
             if c.before is not None:
-                backup = c.path.with_name(f"{c.path.name}.memlane-backup-{stamp}")
-                backup.write_text(c.before, encoding="utf-8")
+                backup = target.with_name(f"{target.name}.memlane-backup-{stamp}")
+                fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode or 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:  # the file's secrets stay private
+                    fh.write(c.before)
                 self.backups.append(str(backup))
             if c.after is None:
                 c.path.unlink()
                 continue
-            c.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = c.path.with_name(f".{c.path.name}.memlane-tmp")
-            tmp.write_text(c.after, encoding="utf-8")
-            if c.before is not None:
-                os.chmod(tmp, c.path.stat().st_mode & 0o777)
-            os.replace(tmp, c.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.memlane-tmp")
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                fh.write(c.after)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,7 +158,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
     if host == "claude-code":
         mcp = where.home / ".claude.json" if scope == "user" else where.project / ".mcp.json"
         settings = (where.home if scope == "user" else where.project) / ".claude" / "settings.json"
-        entry = {"type": "stdio", "command": server[0], "args": server[1:], "env": {}}
+        entry = {"type": "stdio", "command": server[0], "args": server[1:]}
         out.changes.append(_json_change(mcp, lambda d: _server(d, "mcpServers", entry, adding), not adding))
         hooks = {
             "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "claude-code")),
@@ -162,7 +168,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         out.changes.append(_json_change(settings, lambda d: _claude_hooks(d, hooks, adding), not adding))
     elif host == "cursor":
         folder = (where.home if scope == "user" else where.project) / ".cursor"
-        entry = {"command": server[0], "args": server[1:], "env": {}}
+        entry = {"command": server[0], "args": server[1:]}
         out.changes.append(
             _json_change(folder / "mcp.json", lambda d: _server(d, "mcpServers", entry, adding), not adding)
         )
@@ -222,8 +228,8 @@ def _openclaw_server(data: dict[str, Any], entry: dict[str, Any], adding: bool) 
     mcp = data.get("mcp")
     if mcp is not None and not isinstance(mcp, dict):
         raise MemlaneError("mcp is not an object: fix it first; nothing was changed")
-    if adding:
-        data.setdefault("mcp", {})
+    if adding and mcp is None:
+        data["mcp"] = {}
     elif mcp is None:
         return
     _server(data["mcp"], "servers", entry, adding)
@@ -264,7 +270,7 @@ def _json_change(
             raise MemlaneError(f"{path}: the top level is not an object; nothing was changed")
         data = loaded
     edit(data)
-    if before is not None and json.loads(before or "{}") == data:
+    if before is not None and (json.loads(before) if before.strip() else {}) == data:
         return FileChange(path, before, before)  # nothing to do: the file is left byte for byte
     after: str | None = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if not data and (before is None or drop_empty):
@@ -286,7 +292,11 @@ def _server(data: dict[str, Any], key: str, entry: dict[str, Any], adding: bool)
     if servers is not None and not isinstance(servers, dict):
         raise MemlaneError(f"{key} is not an object: fix it first; nothing was changed")
     if adding:
-        data.setdefault(key, {})[SERVER] = entry
+        if servers is None:
+            servers = data[key] = {}
+        old = servers.get(SERVER)
+        # what the user added to memlane's entry (env, timeouts) stays; the command is install's
+        servers[SERVER] = {**old, **entry} if isinstance(old, dict) else entry
         return
     if servers and SERVER in servers:
         del servers[SERVER]
@@ -294,63 +304,80 @@ def _server(data: dict[str, Any], key: str, entry: dict[str, Any], adding: bool)
             del data[key]
 
 
+_OUR_COMMAND = re.compile(r"\s-m\s+memlane\s(?:.*\s)?hook\s+(?:session-start|capture)(?:\s|$)")
+
+
 def _ours(handler: Any) -> bool:
-    return (
-        isinstance(handler, dict)
-        and " hook " in f" {handler.get('command', '')} "
-        and HOOK_MARK in str(handler.get("command", ""))
-    )
+    """A hook handler install wrote: ``<python> -m memlane ... hook session-start|capture ...``."""
+    command = handler.get("command") if isinstance(handler, dict) else None
+    return isinstance(command, str) and bool(_OUR_COMMAND.search(command))
 
 
-def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
+def _hook_table(data: dict[str, Any], adding: bool) -> dict[str, Any] | None:
     table = data.get("hooks")
     if table is not None and not isinstance(table, dict):
         raise MemlaneError("hooks is not an object: fix it first; nothing was changed")
-    table = data.setdefault("hooks", {}) if adding else (table or {})
+    if table is None and adding:
+        table = data["hooks"] = {}
+    return table
+
+
+def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
+    """Claude Code's (and Codex's) shape: event -> [{matcher?, hooks: [{type, command, timeout?}]}]."""
+    table = _hook_table(data, adding)
+    if table is None:
+        return
+    removed = False
     for event, command in hooks.items():
         groups = table.get(event)
         if groups is not None and not isinstance(groups, list):
             raise MemlaneError(f"hooks.{event} is not a list: fix it first; nothing was changed")
-        kept = []
+        kept: list[Any] = []
+        emptied = False  # a group held only install's handlers
         for group in groups or []:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                rest = [h for h in group["hooks"] if not _ours(h)]
-                if rest:
-                    kept.append({**group, "hooks": rest})
-                elif len(rest) == len(group["hooks"]):
-                    kept.append(group)
-            else:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            rest = [h for h in handlers if not _ours(h)] if isinstance(handlers, list) else None
+            if rest is None or len(rest) == len(handlers or []):
                 kept.append(group)
+            elif rest:
+                kept.append({**group, "hooks": rest})
+            else:
+                emptied = True
+        removed = removed or emptied or kept != (groups or [])
         if adding:
             # SessionEnd hooks get 1.5 s unless they say otherwise: capturing a long session needs more
             kept.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
-        if kept:
-            table[event] = kept
-        elif event in table:
-            del table[event]
-    if not adding and "hooks" in data and not data["hooks"]:
+        if kept or groups is None:
+            if kept:
+                table[event] = kept
+        elif emptied:
+            del table[event]  # it held only install's handlers
+    if not adding and removed and not table:
         del data["hooks"]
 
 
 def _cursor_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
-    table = data.get("hooks")
-    if table is not None and not isinstance(table, dict):
-        raise MemlaneError("hooks is not an object: fix it first; nothing was changed")
-    table = data.setdefault("hooks", {}) if adding else (table or {})
+    """Cursor's shape: {version: 1, hooks: {event: [{command, timeout?}]}}."""
+    table = _hook_table(data, adding)
+    if table is None:
+        return
+    removed = False
     for event, command in hooks.items():
         handlers = table.get(event)
         if handlers is not None and not isinstance(handlers, list):
             raise MemlaneError(f"hooks.{event} is not a list: fix it first; nothing was changed")
         kept = [h for h in handlers or [] if not _ours(h)]
+        ours = len(handlers or []) - len(kept)
+        removed = removed or ours > 0
         if adding:
             kept.append({"command": command, "timeout": HOOK_TIMEOUT_S})
         if kept:
             table[event] = kept
-        elif event in table:
-            del table[event]
+        elif ours:
+            del table[event]  # it held only install's handlers
     if adding:
         data.setdefault("version", 1)
-    elif "hooks" in data and not data["hooks"]:
+    elif removed and not table:
         del data["hooks"]
         if data.get("version") == 1 and len(data) == 1:
             del data["version"]  # only what install added is left
@@ -377,24 +404,41 @@ def _toml_change(path: Path, server: list[str], adding: bool) -> FileChange:
         doc = tomlkit.parse(before or "")
     except Exception as exc:  # tomlkit raises its own ParseError family
         raise MemlaneError(f"{path} is not valid TOML ({exc}): fix it first; nothing was changed") from None
+    try:
+        after = _toml_edit(doc, server, adding)
+    except MemlaneError as exc:
+        raise MemlaneError(f"{path}: {exc}") from None
+    except Exception as exc:  # tomlkit refuses some layouts (a table inside an inline table)
+        raise MemlaneError(f"{path}: cannot add [mcp_servers.{SERVER}] here ({exc}); nothing was changed") from None
+    if after is None:
+        return FileChange(path, before, before)
+    return FileChange(path, before, after if after.strip() else None)
+
+
+def _toml_edit(doc: tomlkit.TOMLDocument, server: list[str], adding: bool) -> str | None:
+    """The document's text after the change, or None when nothing changes."""
     servers = doc.get("mcp_servers")
+    if servers is not None and not isinstance(servers, MutableMapping):
+        raise MemlaneError("mcp_servers is not a table: fix it first; nothing was changed")
     if adding:
-        entry = tomlkit.table()
-        entry["command"] = server[0]
-        entry["args"] = server[1:]
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
             doc["mcp_servers"] = servers
-        if servers.get(SERVER) is not None and servers[SERVER].unwrap() == entry.unwrap():
-            return FileChange(path, before, before)
-        servers[SERVER] = entry
+        old = servers.get(SERVER)
+        if isinstance(old, MutableMapping):  # the user's own keys (env, timeouts) stay
+            if old.get("command") == server[0] and list(old.get("args") or []) == server[1:]:
+                return None
+            old["command"] = server[0]
+            old["args"] = server[1:]
+        else:
+            entry = tomlkit.table()
+            entry["command"] = server[0]
+            entry["args"] = server[1:]
+            servers[SERVER] = entry
     elif servers is not None and SERVER in servers:
         del servers[SERVER]
         if not servers:
             del doc["mcp_servers"]
     else:
-        return FileChange(path, before, before)
-    after: str | None = tomlkit.dumps(doc)
-    if not (after or "").strip():
-        after = None
-    return FileChange(path, before, after)
+        return None
+    return tomlkit.dumps(doc)
