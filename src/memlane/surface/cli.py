@@ -753,12 +753,17 @@ _SCOPE = click.option(
 )  # fmt: skip
 
 
+def _host_command(f: Callable[..., None]) -> Callable[..., None]:
+    """The arguments install and uninstall share."""
+    f = click.pass_context(f)
+    f = click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")(f)
+    f = click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")(f)
+    f = _SCOPE(f)
+    return click.argument("host", type=_HOST)(f)
+
+
 @cli.command()
-@click.argument("host", type=_HOST)
-@_SCOPE
-@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
-@click.pass_context
+@_host_command
 def install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Register memlane's MCP server (and session hooks, where the host has them) in HOST's own config file:
     other entries are kept, a backup is written first, a second run changes nothing."""
@@ -766,11 +771,7 @@ def install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: b
 
 
 @cli.command()
-@click.argument("host", type=_HOST)
-@_SCOPE
-@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
-@click.pass_context
+@_host_command
 def uninstall(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Remove exactly what `memlane install HOST` added."""
     _install(ctx, host, scope, dry_run, as_json, "uninstall")
