@@ -51,9 +51,22 @@ class Found:
     state_dir: Path | None = None
 
 
-def openclaw_state_dir() -> Path:
+def openclaw_config(home: Path | None = None) -> Found:
+    """OpenClaw's config file: ``$OPENCLAW_CONFIG_PATH`` (set: that file, never a guess elsewhere), else
+    ``openclaw.json`` in ``$OPENCLAW_STATE_DIR``, else in ``<home>/.openclaw``."""
+    raw = os.environ.get("OPENCLAW_CONFIG_PATH")
+    path = Path(raw).expanduser() if raw else _state_dir(home) / "openclaw.json"
+    return _openclaw(path)
+
+
+def _state_dir(home: Path | None) -> Path:
     raw = os.environ.get("OPENCLAW_STATE_DIR")
-    return Path(raw).expanduser() if raw else Path.home() / ".openclaw"
+    return Path(raw).expanduser() if raw else (home or Path.home()) / ".openclaw"
+
+
+def _openclaw(path: Path) -> Found:
+    """``path`` as OpenClaw's config: its state folder is ``$OPENCLAW_STATE_DIR``, else the file's folder."""
+    return Found(path, True, _state_dir(None) if os.environ.get("OPENCLAW_STATE_DIR") else path.parent)
 
 
 def discover(memlane_home: Path) -> Found | None:
@@ -61,19 +74,13 @@ def discover(memlane_home: Path) -> Found | None:
     for name in ("config.json", "config.toml"):
         if (memlane_home / name).exists():
             return Found(memlane_home / name)
-    raw = os.environ.get("OPENCLAW_CONFIG_PATH")
-    if raw:  # set: this file or none, never a guess elsewhere
-        path = Path(raw).expanduser()
-        return Found(path, True, openclaw_state_dir() if os.environ.get("OPENCLAW_STATE_DIR") else path.parent)
-    path = openclaw_state_dir() / "openclaw.json"
-    return Found(path, True, path.parent) if path.exists() else None
+    found = openclaw_config()
+    return found if os.environ.get("OPENCLAW_CONFIG_PATH") or found.path.exists() else None
 
 
 def kind_of(path: Path) -> Found:
     """A config file given by path: OpenClaw's when it is named like one (``openclaw.json``, ``.json5``)."""
-    if path.name.lower() in ("openclaw.json", "openclaw.json5"):
-        return Found(path, True, openclaw_state_dir() if os.environ.get("OPENCLAW_STATE_DIR") else path.parent)
-    return Found(path)
+    return _openclaw(path) if path.name.lower() in ("openclaw.json", "openclaw.json5") else Found(path)
 
 
 def read(path: Path, env: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -393,8 +393,6 @@ class Memory:
                 seen |= {n["key"] for n in theirs.nodes}
                 hood.edges += [dataclasses.replace(e, agent=agent) for e in theirs.edges]
                 hood.notes += [f"{agent}: {n}" for n in theirs.notes]
-            if not hood.nodes:
-                hood.entity = entity
         return {**hood.to_dict(), "as_of": iso, "notes": notes + hood.notes}
 
     def _shared_graphs(self) -> tuple[list[tuple[str, Graph]], list[str]]:

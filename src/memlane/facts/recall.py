@@ -338,12 +338,17 @@ def recall(
             return RecallResponse([], refs, notes, asked)
 
         facts = store.facts.by_seq(candidates)
+        stated = store.facts.relations.of_facts(list(facts))
         if known_at is not None:  # what memory did not hold yet: its record time, else its log's day
-            recorded = store.facts.relations.first_known(list(facts))
+            recorded: dict[int, str] = {}
+            for r in stated:
+                if r.fact is not None and r.known_from is not None:
+                    recorded[r.fact] = min(recorded.get(r.fact, r.known_from), r.known_from)
             facts = {s: f for s, f in facts.items() if (recorded.get(s) or f.day or "") <= known_at.isoformat()}
         if as_of is not None:  # what had not happened yet
             facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
-        status = _validity(store, facts, ref_day, known_at, graph, asked_predicates)
+        stated = [r for r in stated if r.fact in facts]
+        status = _validity(store, stated, ref_day, known_at, graph, asked_predicates)
         facts = {s: f for s, f in facts.items() if status.get(s, _CURRENT).state != "later"}
         if not where.empty:  # pools that do not filter (entities, time) may bring facts outside the filter
             allowed_set = set(store.facts.seqs(where))
@@ -529,18 +534,18 @@ _CURRENT = _Status("current")
 
 def _validity(
     store: IndexStore,
-    facts: dict[int, StoredFact],
+    rows: list[StoredRelation],
     day: str,
     known_at: dt.date | None,
     graph: Graph,
     asked: AbstractSet[str] = frozenset(),
 ) -> dict[int, _Status]:
-    """Each fact's standing on ``day``, from its relations: current when one of them holds, superseded when all
+    """Each fact's standing on ``day``, from its relations (``rows``, the statements of the facts scored):
+    current when one of them holds, superseded when all
     ended on or before it, "later" when none had begun. A fact without relations is current. When the fact
     states a predicate the question asks for (``asked``), those relations alone decide: "Joined Acme as an
     accountant" no longer answers "where does she work" once she works elsewhere, though she is still an
     accountant."""
-    rows = store.facts.relations.of_facts(list(facts))
     if not rows:
         return {}
     known = graph.known({key_of(graph.directory, r.subject) for r in rows}, known_at.isoformat()) if known_at else None

@@ -37,7 +37,6 @@ class Held:
     kind: str
     content: str
     first: dt.date  # the day of the commit that first held it
-    commit: str  # that commit
     imported: bool  # the repository's first commit already held it
     removed: dt.date | None = None  # the day of the commit after which no memory file held it
     removed_by: str | None = None
@@ -47,7 +46,6 @@ class Held:
 
 @dataclass
 class History:
-    head: str
     bullets: dict[tuple[str, str], Held]  # (kind, content) -> span; a bullet held again after removal: last span
     note: str = ""
 
@@ -101,18 +99,18 @@ def read(workspace: Path, at: tuple[str, str] | None = None) -> History | None:
     if key not in _CACHE:
         if len(_CACHE) >= 4:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = _read(workspace, *at)
+        _CACHE[key] = _read(workspace, at[1])
     return _CACHE[key]
 
 
-def _read(workspace: Path, sha: str, prefix: str) -> History:
+def _read(workspace: Path, prefix: str) -> History:
     specs = [prefix + n for n in ROOT_FILES] + [prefix + d for d in MEMORY_DIRS]
     log = _run(
         ["log", "--reverse", "--no-renames", "--format=%x01%H %cs %P", "--name-only", "-z", "HEAD", "--", *specs],
         workspace,
     )
     if log is None or log.returncode != 0:
-        return History(sha, {}, "git log failed: record time is the logs' days")
+        return History({}, "git log failed: record time is the logs' days")
     commits: list[tuple[str, dt.date, list[str]]] = []
     for block in log.stdout.split("\x01")[1:]:
         header, _, names = block.partition("\n")
@@ -123,7 +121,7 @@ def _read(workspace: Path, sha: str, prefix: str) -> History:
     wanted = [(c, p) for c, _, paths in commits for p in paths]
     texts = _blobs(workspace, [f"{c}:{prefix}{p}" for c, p in wanted])
     if texts is None:
-        return History(sha, {}, "git cat-file failed: record time is the logs' days")
+        return History({}, "git cat-file failed: record time is the logs' days")
     held: dict[str, dict[tuple[str, str], RetainFact]] = {}  # path -> its bullets now
     count: Counter[tuple[str, str]] = Counter()
     spans: dict[tuple[str, str], Held] = {}
@@ -134,15 +132,13 @@ def _read(workspace: Path, sha: str, prefix: str) -> History:
             text = texts[i]
             i += 1
             before = held.pop(path, {})
-            after = _bullets(path, text) if text is not None else {}
+            after = _bullets(text) if text is not None else {}
             held[path] = after
             for key in before.keys() - after.keys():
                 count[key] -= 1
                 if count[key] == 0:
                     old = spans[key]
-                    spans[key] = Held(
-                        old.kind, old.content, old.first, old.commit, old.imported, day, commit, before[key], path
-                    )
+                    spans[key] = Held(old.kind, old.content, old.first, old.imported, day, commit, before[key], path)
             for key, fact in after.items():
                 if key in before:
                     continue
@@ -151,13 +147,12 @@ def _read(workspace: Path, sha: str, prefix: str) -> History:
                     old_span = spans.get(key)
                     if old_span is None or old_span.removed is not None:  # new, or held again after removal
                         first = old_span.first if old_span is not None else day
-                        commit_of = old_span.commit if old_span is not None else commit
                         imported = old_span.imported if old_span is not None else commit == first_commit
-                        spans[key] = Held(key[0], key[1], first, commit_of, imported, fact=fact, path=path)
-    return History(sha, spans)
+                        spans[key] = Held(key[0], key[1], first, imported, fact=fact, path=path)
+    return History(spans)
 
 
-def _bullets(path: str, text: str) -> dict[tuple[str, str], RetainFact]:
+def _bullets(text: str) -> dict[tuple[str, str], RetainFact]:
     facts, _ = parse_retain(text)
     return {(f.kind, f.content): f for f in facts}
 

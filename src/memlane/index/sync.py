@@ -462,7 +462,7 @@ def _sync_pass(
             if subjects is None or subjects:
                 settle_index(store.facts, subjects, predicates)
             if at is not None or history_moved:
-                history = git_history.read(workspace, at) if at else git_history.History("", {})
+                history = git_history.read(workspace, at) if at else git_history.History({})
                 if history is not None and history.note:
                     report.notes.append(history.note)
                 if history is not None:

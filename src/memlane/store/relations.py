@@ -273,19 +273,6 @@ class RelationTable:
         cond, params = self.d.one_of("fact", list(facts))
         return self._select(cond, params, "ORDER BY seq")
 
-    def first_known(self, facts: Sequence[int]) -> dict[int, str]:
-        """fact -> the earliest record time of its held statements (facts that state none are left out)."""
-        if not facts:
-            return {}
-        cond, params = self.d.one_of("fact", list(facts))
-        mine, mp = self._mine()
-        rows = self._rows(
-            f"SELECT fact, min(known_from) FROM {self.t} WHERE {cond} AND {HELD} AND known_from IS NOT NULL "
-            f"AND {mine} GROUP BY fact",
-            [*params, *mp],
-        )
-        return {int(f): str(k) for f, k in rows}
-
     def by_seq(self, seqs: Sequence[int]) -> dict[int, StoredRelation]:
         if not seqs:
             return {}

@@ -45,6 +45,7 @@ from typing import Any
 
 import tomlkit
 
+from ..configfile import openclaw_config
 from ..errors import MemlaneError
 
 HOSTS = ("claude-code", "cursor", "claude-desktop", "codex", "openclaw")
@@ -191,7 +192,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
     elif host == "openclaw":
         if scope != "user":
             raise MemlaneError("OpenClaw has one config (openclaw.json): --scope user")
-        path = openclaw_config(where)
+        path = openclaw_config(where.home).path
         entry = {"command": server[0], "args": server[1:]}
         hint = (
             f"run openclaw mcp set {SERVER} {shlex.quote(json.dumps(entry))}"
@@ -214,14 +215,6 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         if adding:
             out.notes.append("Codex runs new hooks once you trust them: type /hooks in Codex and trust memlane's")
     return out
-
-
-def openclaw_config(where: Where) -> Path:
-    raw = os.environ.get("OPENCLAW_CONFIG_PATH")
-    if raw:
-        return Path(raw).expanduser()
-    state = os.environ.get("OPENCLAW_STATE_DIR")
-    return (Path(state).expanduser() if state else where.home / ".openclaw") / "openclaw.json"
 
 
 def _openclaw_server(data: dict[str, Any], entry: dict[str, Any], adding: bool) -> None:
