@@ -84,6 +84,21 @@ def test_bank_pages_are_watched_too(workspace: Path, fake: FakeEmbedder) -> None
         until(lambda: mem.status()["facts"]["pages"] == 1)
 
 
+def test_extra_paths_are_watched(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "elsewhere"
+    write(ws, "MEMORY.md", "# Facts\n")
+    write(ws, "AGENTS.md", "# Agents\n")
+    write(outside, "team.md", "# Team\n")
+    extra = {"extraPaths": [str(outside), "AGENTS.md"]}
+    with memlane.open(ws, provider=fake, **fast(), **extra) as mem:
+        mem.sync()
+        watching(mem)
+        write(outside, "sub/rota.md", "The otter rota starts Monday.\n")  # a folder made after the start
+        until(lambda: (outside / "sub/rota.md").as_posix() in paths(mem))
+        write(ws, "AGENTS.md", "# Agents\n\nThe pelican rule.\n")  # a file in the workspace's own root
+        until(lambda: "pelican" in indexed(mem, "AGENTS.md"))
+
+
 def test_a_new_memory_directory_is_picked_up(tmp_path: Path, fake: FakeEmbedder) -> None:
     write(tmp_path, "MEMORY.md", "# Facts\n")
     with memlane.open(tmp_path, provider=fake, **fast()) as mem:

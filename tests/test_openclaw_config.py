@@ -162,6 +162,45 @@ def test_extra_paths_are_indexed_read_only(openclaw: Path, tmp_path: Path) -> No
         assert mem.search("capybara keys", min_score=0, fresh=True).results[0].path == "notes/runbook.md"
 
 
+def test_an_extra_path_pattern_chooses_among_the_folders_files(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "MEMORY.md", "# Core\n")
+    write(ws, "docs/guide.md", "# Guide\n\nThe heron feeder is refilled weekly.\n")
+    write(ws, "docs/drafts/old.md", "# Draft\n\nThe heron feeder was once daily.\n")
+    write(ws, "docs/api/ref.md", "# Ref\n\nThe heron endpoint.\n")
+    write(ws, "docs/api/notes.markdown", "# Not Markdown by name\n")
+    chosen = {"path": "docs", "pattern": "{*.md,api/**/*.md}"}
+    with memlane.open(ws, provider="none", extraPaths=[chosen]) as mem:
+        mem.sync()
+        assert {f for f in mem.store.file_states() if f.startswith("docs/")} == {"docs/guide.md", "docs/api/ref.md"}
+        assert "heron" in mem.get("docs/guide.md")
+        with pytest.raises(PathError):  # a file the pattern leaves out is not read either
+            mem.get("docs/drafts/old.md")
+    with memlane.open(ws, provider="none", extraPaths=[{"path": "docs"}]) as mem:  # the default: every .md
+        mem.sync()
+        assert "docs/drafts/old.md" in mem.store.file_states()
+    with pytest.raises(ConfigError, match="pattern"):
+        memlane.open(ws, provider="none", extraPaths=[{"path": "docs", "pattern": "../*.md"}])
+
+
+def test_glob_matcher_reads_globs_as_node_globbers_do() -> None:
+    from memlane.index.workspace import glob_matcher
+
+    cases = {
+        "**/*.md": (["a.md", "x/y/a.md"], ["a.txt"]),
+        "*.md": (["a.md"], ["x/a.md"]),
+        "notes/**": (["notes/a.md", "notes/x/b.md"], ["other/a.md"]),
+        "**/2026-??-*.md": (["memory/2026-01-05.md", "2026-11-30.md"], ["2026-1-05.md"]),
+        "{a,b}/[!_]*.md": (["a/x.md", "b/y.md"], ["c/x.md", "a/_x.md"]),
+    }
+    for pattern, (good, bad) in cases.items():
+        matches = glob_matcher(pattern)
+        assert all(matches(p) for p in good), pattern
+        assert not any(matches(p) for p in bad), pattern
+    deep = "/".join(["d"] * 5000) + "/a.md"  # linear in the path's segments, whatever the pattern
+    assert glob_matcher("**/**/**/**/*.md")(deep)
+
+
 def test_cli_reads_the_openclaw_config_without_traceback(openclaw: Path) -> None:
     env = {**os.environ, "OPENROUTER_API_KEY": "sk-or-test"}
     out = subprocess.run(
@@ -208,9 +247,9 @@ def test_the_current_openclaw_shape(tmp_path: Path, caplog: pytest.LogCaptureFix
     ms = cfg.memory_search
     assert (ms.query.max_results, ms.query.min_score) == (4, 0.2)  # the entry's memory.search over the top one
     assert ms.remote.dimensions == 256  # outputDimensionality
-    assert ms.extra_paths == ["notes", "docs"]
+    assert ms.extra_paths == [config.ExtraPath(path="notes", pattern="**/*.md"), "docs"]
     warned = " ".join(r.getMessage() for r in caplog.records)
-    for key in ("rememberAcrossConversations", "multimodal", "query.hybrid.temporalDecay", "extraPaths[].pattern"):
+    for key in ("rememberAcrossConversations", "multimodal", "query.hybrid.temporalDecay"):
         assert key in warned
     caplog.clear()
     with caplog.at_level("WARNING", logger="memlane"):

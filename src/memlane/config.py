@@ -332,6 +332,20 @@ class SessionSourceSettings(_Model):
 ProviderName = Literal["auto", "local", "openai", "gemini", "none"]
 
 
+def _glob(pattern: str) -> str:
+    if not pattern.strip() or pattern.startswith("/") or "\\" in pattern or ".." in pattern.split("/"):
+        raise ValueError(f"pattern must be a glob relative to its folder, such as '**/*.md': {pattern!r}")
+    return pattern
+
+
+class ExtraPath(_Model):
+    """An ``extraPaths`` entry with a glob: only the ``.md`` files below ``path`` that ``pattern`` matches
+    (``**`` crosses folders, ``*`` and ``?`` do not, ``{a,b}`` alternates; index/workspace.py)."""
+
+    path: str
+    pattern: Annotated[str, AfterValidator(_glob)] = "**/*.md"
+
+
 class MemorySearchSettings(_Model):
     """The resolved ``memorySearch`` settings of one agent."""
 
@@ -356,7 +370,8 @@ class MemorySearchSettings(_Model):
     # beside this agent's. Empty: nothing of another agent is visible.
     shared: list[str] | Literal["*"] = Field(default_factory=list)
     # Further Markdown files or folders to index, read-only (workspace-relative or absolute): index/workspace.py.
-    extra_paths: list[str] = Field(default_factory=list)
+    # An entry may be {path, pattern}: a glob choosing among the folder's Markdown files.
+    extra_paths: list[str | ExtraPath] = Field(default_factory=list)
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model) or DEFAULT_PRICES.get(model)
@@ -637,23 +652,11 @@ log = logging.getLogger("memlane")
 
 
 def _openclaw_keys(ms: dict[str, Any]) -> dict[str, Any]:
-    """OpenClaw's newer memorySearch keys: ``outputDimensionality`` is ``remote.dimensions``; an ``extraPaths``
-    entry may be ``{path, pattern}`` (its path is taken; a pattern is not applied, and said so); the keys of
+    """OpenClaw's newer memorySearch keys: ``outputDimensionality`` is ``remote.dimensions``; the keys of
     :data:`IGNORED_KEYS` are dropped with a warning, once per process."""
     ms = copy.deepcopy(dict(ms))  # popped from below: never the parsed config's own dicts
     if "outputDimensionality" in ms and isinstance(ms.get("remote") or {}, Mapping):
         ms["remote"] = deep_merge(ms.get("remote") or {}, {"dimensions": ms.pop("outputDimensionality")})
-    extra = ms.get("extraPaths")
-    if isinstance(extra, list):
-        paths = []
-        for item in extra:
-            if isinstance(item, Mapping) and isinstance(item.get("path"), str):
-                if item.get("pattern"):
-                    _warn_once("memorySearch.extraPaths[].pattern")
-                paths.append(item["path"])
-            else:
-                paths.append(item)
-        ms["extraPaths"] = paths
     for dotted in IGNORED_KEYS:
         *parents, last = dotted.split(".")
         node: Any = ms

@@ -10,6 +10,7 @@ one is already scheduled, so a burst of saves costs one sync.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import Protocol
 
 from ..config import MemorySearchSettings
 from ..errors import MemlaneError
-from .workspace import MEMORY_DIRS
+from .workspace import MEMORY_DIRS, extra_roots
 
 log = logging.getLogger("memlane")
 WATCH_RETRY_MAX_S = 30.0  # the longest wait between attempts to watch a directory whose watch keeps failing
@@ -43,6 +44,22 @@ def is_memory_event(workspace: Path, path: str) -> bool:
     if len(parts) == 1:
         return name in ("MEMORY.md", "memory.md", *MEMORY_DIRS)
     return parts[0] in MEMORY_DIRS and (name.endswith(".md") or "." not in name)  # a .md file or a directory
+
+
+def _extra_event(base: str) -> Callable[[str], bool]:
+    """The filter of an ``extraPaths`` folder's watch (a Markdown file or a folder below it, nothing hidden)
+    or of its file's parent folder (that file only)."""
+
+    def accept(path: str) -> bool:
+        if path == base:
+            return True
+        rel = os.path.relpath(path, base)
+        if rel.startswith(".") or any(part.startswith((".", "#")) for part in Path(rel).parts):
+            return False
+        name = Path(path).name
+        return not name.endswith(_EDITOR_JUNK) and (name.endswith(".md") or "." not in name)
+
+    return accept
 
 
 def _is_transcript(path: str) -> bool:
@@ -93,9 +110,19 @@ class Background:
     def watch(self) -> None:
         """Add the file watchers; watching a root twice is a no-op, so this may be called again."""
         ws = self.memory.workspace
-        self._watch(ws, recursive=False)
+        files: dict[Path, set[str]] = {}  # memorySearch.extraPaths files, by the folder watched for them
+        for _name, base, _chosen in extra_roots(ws.resolve(), self.memory.settings.extra_paths):
+            if os.path.isdir(base):  # an extra folder is watched whole
+                self._watch(Path(base), recursive=True, filter_=_extra_event(base))
+            elif base.endswith(".md"):
+                files.setdefault(Path(base).parent, set()).add(base)
+        root_files = files.pop(ws.resolve(), set())
+        root_files |= {str(ws / Path(b).name) for b in root_files}  # events name the path as it was watched
+        self._watch(ws, recursive=False, filter_=lambda p: p in root_files or is_memory_event(ws, p))
         for name in MEMORY_DIRS:
             self._watch(ws / name, recursive=True)
+        for parent, names in files.items():
+            self._watch(parent, recursive=False, filter_=names.__contains__)
         if self.memory.settings.sessions_enabled:
             sessions = self.memory.sessions_dir
             sessions.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..config import ChunkingSettings, Price
+from ..config import ChunkingSettings, ExtraPath, Price
 from ..embeddings import EmbeddingProvider
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
@@ -190,7 +190,7 @@ def files_differ(
     states: Mapping[str, tuple[int, int]],
     workspace: Path,
     fingerprint: dict[str, object],
-    extra_paths: Sequence[str] = (),
+    extra_paths: Sequence[str | ExtraPath] = (),
 ) -> bool:
     """True when the index (its fingerprint and file states, path -> (mtime_ns, size)) does not match the
     settings and the files."""
@@ -212,7 +212,7 @@ def sync_workspace(
     price: Price | None = None,
     on_plan: PlanHook | None = None,
     predicates: Predicates | None = None,
-    extra_paths: Sequence[str] = (),
+    extra_paths: Sequence[str | ExtraPath] = (),
 ) -> SyncReport:
     """Bring the index up to date with the memory files (and ``extra_paths``: memorySearch.extraPaths). If
     files changed while it ran (another writer, an editor), it makes up to ``CATCH_UP_PASSES`` more
@@ -365,7 +365,7 @@ def _sync_pass(
     predicates: Predicates,
     force: bool,
     on_plan: PlanHook | None,
-    extra_paths: Sequence[str] = (),
+    extra_paths: Sequence[str | ExtraPath] = (),
 ) -> SyncReport:
     """One pass of :func:`sync_workspace`."""
     report = SyncReport()

@@ -8,17 +8,21 @@ never listed and never read.
 ``memorySearch.extraPaths`` adds further Markdown files or folders to index, read-only: a path inside the
 workspace is listed by its workspace-relative path, one outside by its absolute path. The same rules hold
 there (``.md`` files only, no symlinks, no hidden components), and nothing memlane writes goes to them:
-writes take memory paths only (:func:`resolve_writable_path`).
+writes take memory paths only (:func:`resolve_writable_path`). An entry ``{path, pattern}`` lists only the
+folder's files whose path below it the glob matches (:func:`glob_matcher`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
+from ..config import ExtraPath
 from ..errors import PathError
 from ..markdown import split_lines
 
@@ -56,7 +60,7 @@ def is_memory_path(rel: str) -> bool:
     return len(p.parts) >= 2 and p.parts[0] in MEMORY_DIRS and p.suffix == ".md"
 
 
-def list_memory_files(workspace: Path, extra: Sequence[str] = ()) -> list[FileInfo]:
+def list_memory_files(workspace: Path, extra: Sequence[str | ExtraPath] = ()) -> list[FileInfo]:
     """Every memory file of ``workspace`` (and of the ``extra`` paths), sorted by path. Missing workspace:
     no files."""
     found = [FileInfo(rel, path, mtime, size) for rel, path, mtime, size in _scan(workspace.resolve(), extra)]
@@ -64,7 +68,7 @@ def list_memory_files(workspace: Path, extra: Sequence[str] = ()) -> list[FileIn
     return found
 
 
-def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]], extra: Sequence[str] = ()) -> bool:
+def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]], extra: Sequence[str | ExtraPath] = ()) -> bool:
     """Whether the memory files on disk are not exactly ``known`` (path -> (mtime_ns, size)): the dirty
     check of every search, so it compares while it scans and stops at the first difference."""
     seen = 0
@@ -75,7 +79,7 @@ def differs_from(workspace: Path, known: Mapping[str, tuple[int, int]], extra: S
     return seen != len(known)
 
 
-def _scan(root: Path, extra: Sequence[str] = ()) -> Iterator[tuple[str, str, int, int]]:
+def _scan(root: Path, extra: Sequence[str | ExtraPath] = ()) -> Iterator[tuple[str, str, int, int]]:
     """(relative path, absolute path, mtime_ns, size) of each memory file, in no particular order; then of
     each file of the ``extra`` paths not listed already."""
     roots: list[tuple[str, str, os.stat_result]] = []
@@ -99,13 +103,16 @@ def _scan(root: Path, extra: Sequence[str] = ()) -> Iterator[tuple[str, str, int
             pass
     if extra:
         seen: set[str] = set()
-        for rel_base, abs_base in extra_roots(root, extra):
+        for rel_base, abs_base, chosen in extra_roots(root, extra):
             try:
                 st = os.lstat(abs_base)
             except OSError:
                 continue  # a path that is not there (yet) lists nothing
             if stat.S_ISDIR(st.st_mode):
                 found: Iterator[tuple[str, str, int, int]] = _walk(abs_base, rel_base)
+                if chosen is not None:
+                    cut = len(rel_base) + 1
+                    found = (item for item in found if chosen(item[0][cut:]))
             elif stat.S_ISREG(st.st_mode) and abs_base.endswith(".md"):
                 found = iter([(rel_base, abs_base, st.st_mtime_ns, st.st_size)])
             else:
@@ -116,12 +123,13 @@ def _scan(root: Path, extra: Sequence[str] = ()) -> Iterator[tuple[str, str, int
                     yield item
 
 
-def extra_roots(root: Path, extra: Sequence[str]) -> list[tuple[str, str]]:
-    """(name in the index, absolute path) of each ``extraPaths`` entry: workspace-relative inside the
-    workspace, absolute outside it. Entries with a hidden component are left out."""
-    out: list[tuple[str, str]] = []
+def extra_roots(root: Path, extra: Sequence[str | ExtraPath]) -> list[tuple[str, str, Callable[[str], bool] | None]]:
+    """(name in the index, absolute path, the pattern's matcher or None) of each ``extraPaths`` entry: named
+    workspace-relative inside the workspace, absolute outside it. Entries with a hidden component are left out."""
+    out: list[tuple[str, str, Callable[[str], bool] | None]] = []
     for entry in extra:
-        p = Path(entry).expanduser()
+        raw, chosen = (entry, None) if isinstance(entry, str) else (entry.path, glob_matcher(entry.pattern))
+        p = Path(raw).expanduser()
         absolute = os.path.normpath(p if p.is_absolute() else root / p)
         inside = absolute == str(root) or absolute.startswith(str(root) + os.sep)
         # hidden folders below the workspace stay out, as in it (the workspace itself may sit in ~/.openclaw);
@@ -130,11 +138,63 @@ def extra_roots(root: Path, extra: Sequence[str]) -> list[tuple[str, str]]:
         if any(_is_hidden(part) for part in below):
             continue
         name = Path(os.path.relpath(absolute, root)).as_posix() if inside else Path(absolute).as_posix()
-        out.append((name if name != "." else "", absolute))
-    return [(n, a) for n, a in out if n]  # the workspace itself is not an extra path: its memory files are listed
+        if name != ".":  # the workspace itself is not an extra path: its memory files are listed
+            out.append((name, absolute, chosen))
+    return out
 
 
-def resolve_extra_path(workspace: Path, extra: Sequence[str], name: str) -> Path | None:
+_BRACES = re.compile(r"\{([^{}]*)\}")
+MAX_ALTERNATIVES = 64
+
+
+def glob_matcher(pattern: str) -> Callable[[str], bool]:
+    """A test of a POSIX path relative to an extra folder against a glob as Node's globbers read it:
+    ``**`` as a whole segment matches any number of folders, ``*``, ``?`` and ``[...]`` stay within one
+    segment, ``{a,b}`` alternates (at most 64 alternatives). Linear in the path's segments."""
+    alternatives = [pattern]
+    while any(_BRACES.search(a) for a in alternatives) and len(alternatives) <= MAX_ALTERNATIVES:
+        expanded = []
+        for alt in alternatives:
+            m = _BRACES.search(alt)
+            if m is None:
+                expanded.append(alt)
+                continue
+            expanded += [alt[: m.start()] + choice + alt[m.end() :] for choice in m.group(1).split(",")]
+        alternatives = expanded
+    compiled = [tuple(seg for seg in alt.split("/") if seg not in ("", ".")) for alt in alternatives]
+
+    def matches(rel: str) -> bool:
+        parts = rel.split("/")
+        return any(_segments_match(segments, parts) for segments in compiled)
+
+    return matches
+
+
+def _segments_match(pattern: tuple[str, ...], parts: list[str]) -> bool:
+    def closure(states: set[int]) -> set[int]:
+        out = set(states)
+        for j in sorted(states):
+            while j < len(pattern) and pattern[j] == "**":
+                j += 1
+                out.add(j)
+        return out
+
+    states = closure({0})
+    for part in parts:
+        step = set()
+        for j in states:
+            if j < len(pattern):
+                if pattern[j] == "**":
+                    step.add(j)
+                elif fnmatchcase(part, pattern[j]):
+                    step.add(j + 1)
+        if not step:
+            return False
+        states = closure(step)
+    return len(pattern) in states
+
+
+def resolve_extra_path(workspace: Path, extra: Sequence[str | ExtraPath], name: str) -> Path | None:
     """The file an index name of an ``extraPaths`` file stands for, checked as the listing checks it (no
     symlink from the extra path down, a regular ``.md`` file); None when ``name`` is under no extra path."""
     if not isinstance(name, str) or not name.endswith(".md") or ".." in PurePosixPath(name).parts:
@@ -142,9 +202,11 @@ def resolve_extra_path(workspace: Path, extra: Sequence[str], name: str) -> Path
     if "\\" in name or "\x00" in name or ":" in name.replace("\\", "/").split("/", 1)[-1]:
         return None  # a Windows separator or drive inside the name would step out of the extra root
     root = workspace.resolve()
-    for rel_base, abs_base in extra_roots(root, extra):
+    for rel_base, abs_base, chosen in extra_roots(root, extra):
         if name != rel_base and not name.startswith(rel_base.rstrip("/") + "/"):
             continue
+        if chosen is not None and name != rel_base and not chosen(name[len(rel_base) + 1 :]):
+            return None  # under the folder, not among the files its pattern lists
         current = Path(abs_base)
         rest = PurePosixPath(name[len(rel_base) :].lstrip("/")).parts
         try:
