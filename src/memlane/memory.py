@@ -22,7 +22,9 @@ from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError
+from .facts.entities import suggest
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
+from .facts.retain import normalize_name
 from .files.archive import archive as archive_files
 from .files.archive import archive_days, plan_archive
 from .files.backup import BackupResult
@@ -43,6 +45,7 @@ from .index.sync import (
 )
 from .index.workspace import read_lines, resolve_extra_path, resolve_memory_path
 from .reflect import EntityState, ReflectReport, apply_changes, reflected_before
+from .reflect import beliefs as reflect_beliefs
 from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .reflect.llm import LlmDrafter
@@ -51,6 +54,7 @@ from .search.ranking import SearchResponse, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
+from .store.facts import FactFilter, StoredFact
 from .surface.context import ContextPack, assemble
 from .surface.context import Line as ContextLine
 from .surface.doctor import Check, diagnose_read_only
@@ -475,6 +479,82 @@ class Memory:
             self._index_after_write({})
         return report
 
+    def entities(self, fresh: bool = False) -> list[dict[str, Any]]:
+        """Every entity of the index: its name, page, how many facts mention it and the latest day of one."""
+        self._require_readable()
+        self._freshen(fresh)
+        with self._lock:
+            directory = self.index.entity_directory()
+            last: dict[str, str] = {}
+            for norm, day in self.store.facts.last_days().items():
+                ent = directory.of_norm(norm)
+                if ent is not None and day > last.get(ent.key, ""):
+                    last[ent.key] = day
+            return [
+                {"name": e.name, "page": e.page, "facts": directory.counts.get(e.key, 0), "last": last.get(e.key)}
+                for e in directory.entities()
+            ]
+
+    def entity(self, name: str, limit: int = 200, fresh: bool = False) -> dict[str, Any]:
+        """One entity: its page, the facts that mention it (latest first, at most ``limit``), the entities
+        mentioned beside it with how many facts they share, and its relations now (empty without any)."""
+        self._require_readable()
+        _check_count("limit", limit)
+        self._freshen(fresh)
+        with self._lock:
+            directory = self.index.entity_directory()
+            ent = directory.resolve(name) if isinstance(name, str) and name.strip() else None
+            if ent is None:
+                known = {e.key: e.name for e in directory.entities()}
+                hint = suggest(normalize_name(name), known) if isinstance(name, str) else None
+                raise MemlaneError(f"no entity {name!r} in the index" + (f": did you mean {hint}?" if hint else ""))
+            facts_of = self.store.facts
+            norms = sorted(ent.norms)
+            seqs = facts_of.mentioning(norms, limit)
+            found = facts_of.by_seq(seqs)
+            related: dict[str, int] = {}
+            for norm, n in facts_of.co_mentions(norms):
+                other = directory.of_norm(norm)
+                label = other.name if other is not None else norm
+                related[label] = related.get(label, 0) + n
+            g = self._graph()
+            now = {p: [e.to_dict() for e in es] for p, es in g.now(ent.key).items()}
+        return {
+            "name": ent.name,
+            "page": ent.page,
+            "count": directory.counts.get(ent.key, 0),
+            "facts": [_fact_dict(found[s]) for s in seqs if s in found],
+            "related": sorted(related.items(), key=lambda kv: (-kv[1], kv[0].lower())),
+            "now": now,
+        }
+
+    def facts_since(self, since: dt.date, limit: int = 500, fresh: bool = False) -> list[dict[str, Any]]:
+        """The facts of the logs dated ``since`` or later, latest day first (at most ``limit``)."""
+        self._require_readable()
+        _check_count("limit", limit)
+        self._freshen(fresh)
+        facts_of = self.store.facts
+        seqs = facts_of.seqs(FactFilter(since=since))
+        found = facts_of.by_seq(seqs).values()
+        dated = sorted((f for f in found if f.day and f.day >= since.isoformat()), key=lambda f: (f.day or "", f.seq))
+        return [_fact_dict(f) for f in reversed(dated[-limit:])]
+
+    def beliefs(self, now: dt.datetime | None = None, fresh: bool = False) -> dict[str, Any]:
+        """Each opinion's confidence step by step with the evidence for and against, and the proposals for
+        MEMORY.md: what reflect would write, by the same rule, computed without writing."""
+        self._require_readable()
+        self._freshen(fresh)
+        with self._lock:
+            facts, matrix = self.index.facts_and_vectors()
+            return reflect_beliefs(
+                self.workspace,
+                facts,
+                matrix,
+                self.index.entity_directory(),
+                self.config.reflect,
+                (now or dt.datetime.now()).date(),
+            )
+
     def retain(
         self,
         day: dt.date | str | None = None,
@@ -795,6 +875,17 @@ class Memory:
 # The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
 # at 2**63, which a candidate pool of k x the multiplier would pass).
 MAX_COUNT = 1_000_000
+
+
+def _fact_dict(f: StoredFact) -> dict[str, Any]:
+    return {
+        "kind": f.kind,
+        "content": f.content,
+        "day": f.day,
+        "confidence": f.confidence,
+        "source": f.source,
+        "entities": sorted({name for _, name in f.mentions}),
+    }
 
 
 def _check_count(name: str, value: int) -> None:

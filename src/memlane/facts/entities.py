@@ -161,6 +161,10 @@ class EntityDirectory:
     def of_norm(self, norm: str) -> Entity | None:
         return self._by_norm.get(norm)
 
+    def entities(self) -> list[Entity]:
+        """Every entity once, by name."""
+        return sorted({e.key: e for e in self._by_norm.values()}.values(), key=lambda e: (e.name.lower(), e.key))
+
     def suggest(self, name: str) -> str | None:
         """A page's name close to ``name`` (for "did you mean"), never used to resolve."""
         return suggest(normalize_name(name), self.page_names)

@@ -31,7 +31,7 @@ from ..files.writer import write_block
 from ..index.workspace import BANK_DIR, ROOT_FILES, list_memory_files
 from ..markdown import split_lines
 from ..store import StoredFact
-from .opinions import NEAR_DUPLICATE, Opinion, Similarity, build_opinions, stems
+from .opinions import NEAR_DUPLICATE, Evidence, Opinion, Similarity, build_opinions, stems
 from .pages import Cluster, EntityState, entity_block, in_core, opinions_block, page_file_name, proposals_block
 
 OPINIONS_PAGE = "bank/opinions.md"
@@ -207,6 +207,39 @@ def _related(
                 others[other.key] = other
     ranked = sorted(shared, key=lambda k: (-len(shared[k]), others[k].name.lower()))
     return [(others[k].name, pages.get(k), sorted(shared[k], key=lambda f: f.source)) for k in ranked]
+
+
+def beliefs(
+    workspace: Path,
+    facts: Sequence[StoredFact],
+    vectors: npt.NDArray[np.float32] | None,
+    directory: EntityDirectory,
+    settings: ReflectSettings,
+    today: dt.date,
+) -> dict[str, Any]:
+    """What reflect would write about beliefs, by the same rule, without writing: every opinion with its
+    confidence path step by step (each step the evidence that moved it), and the proposals for MEMORY.md."""
+    sim = Similarity(facts, vectors)
+    names: dict[str, str] = {}
+    for f in facts:
+        for norm, _ in f.mentions:
+            ent = directory.of_norm(norm)
+            if ent is not None:
+                names[norm] = ent.name
+    out = []
+    for op in build_opinions(facts, names, sim):
+        item = _opinion_dict(op, op.trend(today, settings.stale_days, settings.trend_days))
+        steps = sorted(set(op.evidence), key=Evidence.key)
+        item["steps"] = [{"day": op.statement.day, "confidence": round(op.start, 4), "effect": "stated"}] + [
+            {"day": e.day or None, "confidence": round(c, 4), "effect": e.effect, "source": e.source}
+            for e, (_, c) in zip(steps, op.trajectory[1:], strict=True)
+        ]
+        out.append(item)
+    proposals = [
+        {"content": g.facts[0].content, "days": sorted(g.days), "sources": [f.source for f in g.facts]}
+        for g in _proposals(workspace, facts, sim, settings, today)
+    ]
+    return {"opinions": out, "proposals": proposals}
 
 
 def _opinion_dict(op: Opinion, trend: str) -> dict[str, Any]:

@@ -336,6 +336,14 @@ class SQLiteFacts:
         rows = self._rows("SELECT norm, min(name), count(*) FROM fact_mentions GROUP BY norm")
         return {norm: (name, n) for norm, name, n in rows}
 
+    def last_days(self) -> dict[str, str]:
+        """Every mentioned key: the latest day of a fact that mentions it (keys of undated facts only: none)."""
+        rows = self._rows(
+            "SELECT m.norm, max(f.day) FROM fact_mentions m JOIN facts f ON f.seq = m.fact "
+            "WHERE f.day IS NOT NULL GROUP BY m.norm"
+        )
+        return {norm: day for norm, day in rows}
+
     def mentioning(self, norms: Sequence[str], limit: int) -> list[int]:
         """Facts that mention any of ``norms``, latest first."""
         if not norms:

@@ -578,6 +578,27 @@ def mcp(ctx: click.Context, http: bool, host: str, port: int, token_file: Path |
 
 
 @cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address (beyond loopback only with a token).")
+@click.option("--port", default=8766, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--open", "open_browser", is_flag=True, help="Open the view in the default browser.")
+@click.option("--edit", is_flag=True, help="Allow replacing passages from the file view (workspaceAccess rw only).")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Require this token (as memlane mcp --http does; a new one is written there, mode 0600, if missing).",
+)
+@click.pass_context
+def ui(ctx: click.Context, host: str, port: int, open_browser: bool, edit: bool, token_file: Path | None) -> None:
+    """A local web view: search and recall, files with cited lines, entities, beliefs, changes, health."""
+    from ..ui import serve
+    from .mcp_server import token_from_file
+
+    with _memory(ctx) as mem:
+        token = token_from_file(token_file) if token_file is not None else None
+        serve(mem, host=host, port=port, token=token, edit=edit, open_browser=open_browser)
+
+
+@cli.command()
 @click.pass_context
 def watch(ctx: click.Context) -> None:
     """Keep the index fresh until interrupted: file watcher, interval and session syncs."""

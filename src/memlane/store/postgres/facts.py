@@ -219,6 +219,14 @@ class PostgresFacts:
         )
         return {norm: (name, int(n)) for norm, name, n in rows}
 
+    def last_days(self) -> dict[str, str]:
+        rows = self._rows(
+            f"SELECT m.norm, max(f.day) FROM {self._t('fact_mentions')} m JOIN {self._t('facts')} f "
+            "ON f.agent = m.agent AND f.seq = m.fact WHERE m.agent = %s AND f.day IS NOT NULL GROUP BY m.norm",
+            (self._agent,),
+        )
+        return {norm: day for norm, day in rows}
+
     def mentioning(self, norms: Sequence[str], limit: int) -> list[int]:
         if not norms:
             return []
