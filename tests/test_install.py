@@ -188,9 +188,24 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
     assert ended.returncode == 0, ended.stderr
     assert "captured 2 turns" in ended.stdout
     assert "Porto" in (ws / "memory" / "2026-01-06.md").read_text()
-    # a hook with no transcript fails without a traceback and without blocking (exit 1, not 2)
-    bad = subprocess.run(shlex.split(capture["command"]), input="{}", capture_output=True, text=True, timeout=300)
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "transcript_path" in bad.stderr
+    # Claude Code fires SessionEnd for sessions that wrote no transcript (`claude mcp list` does, as a real
+    # Claude Code 2.1 showed): no transcript, or one that is not there, is nothing to capture, not a failure
+    for given in ({}, {"transcript_path": str(home / "never-written.jsonl"), "hook_event_name": "SessionEnd"}):
+        quiet = subprocess.run(
+            shlex.split(capture["command"]), input=json.dumps(given), capture_output=True, text=True, timeout=300
+        )
+        assert quiet.returncode == 0 and "nothing to capture" in quiet.stdout and quiet.stderr == "", quiet.stderr
+    # a transcript that is there and cannot be read fails without a traceback and without blocking (1, not 2)
+    unreadable = home / "folder.jsonl"
+    unreadable.mkdir()
+    bad = subprocess.run(
+        shlex.split(capture["command"]),
+        input=json.dumps({"transcript_path": str(unreadable)}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "folder.jsonl" in bad.stderr
 
 
 def test_claude_code_roundtrip_user_and_project(setup: tuple[Path, Path, Path]) -> None:
@@ -244,7 +259,7 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
     hooks = _json(home / ".codex" / "hooks.json")["hooks"]
     assert isinstance(hooks, dict) and set(hooks) == {"Stop", "SessionStart", "PreCompact"}
     start = hooks["SessionStart"][0]["hooks"][0]["command"]
-    # Codex's SessionStart input (its generated schema's required fields); plain stdout is developer context
+    # Codex's SessionStart input (its generated schema's required fields)
     codex_input = {
         "session_id": "019a-1",
         "transcript_path": None,
@@ -258,7 +273,8 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
         shlex.split(start), input=json.dumps(codex_input), capture_output=True, text=True, timeout=300
     )
     assert started.returncode == 0, started.stderr
-    assert "ships on Thursdays" in started.stdout
+    answer = json.loads(started.stdout)["hookSpecificOutput"]  # Codex validates SessionStart's JSON answer
+    assert answer["hookEventName"] == "SessionStart" and "ships on Thursdays" in answer["additionalContext"]
 
 
 OPENCLAW_JSON = {"agents": {"defaults": {"workspace": "~/w"}}, "mcp": {"servers": {"fs": {"command": "mcp-fs"}}}}
@@ -422,6 +438,14 @@ def test_null_entries_are_absent_ones(tmp_path: Path) -> None:
 
 def test_a_hook_given_nonsense_on_stdin_fails_cleanly(setup: tuple[Path, Path, Path]) -> None:
     home, project, ws = setup
-    for stdin in ("[" * 200_000 + "]" * 200_000, "\x00\x01binary", "[1, 2]"):
+    for stdin in ("[" * 200_000 + "]" * 200_000, "\x00\x01binary"):
         out = run_cli("--workspace", str(ws), "hook", "capture", home=home, cwd=project, stdin=stdin)
         assert out.returncode == 1 and "Traceback" not in out.stderr
+    odd = run_cli("--workspace", str(ws), "hook", "capture", home=home, cwd=project, stdin="[1, 2]")
+    assert odd.returncode == 0 and "nothing to capture" in odd.stdout  # JSON, but no transcript named
+
+
+def test_project_scope_says_what_claude_code_asks_first(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    assert any("approve" in n for n in plan("claude-code", "project", w).notes)  # a real Claude Code 2.1 asks
+    assert not any("approve" in n for n in plan("claude-code", "user", w).notes)

@@ -826,12 +826,20 @@ def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
         try:
             if event == "session-start":
                 text = mem.context(budget=budget, cwd=cwd or Path.cwd()).render()
-                # Cursor reads a JSON answer; Claude Code and Codex add plain stdout to the context
-                click.echo(json.dumps({"additional_context": text}) if in_cursor else text, nl=False)
+                # Cursor reads a JSON answer, Codex its hook JSON; Claude Code adds plain stdout to the context
+                if in_cursor:
+                    text = json.dumps({"additional_context": text})
+                elif host == "codex":
+                    answer = {"hookEventName": "SessionStart", "additionalContext": text}
+                    text = json.dumps({"hookSpecificOutput": answer})
+                click.echo(text, nl=False)
                 return
             path = payload.get("transcript_path") or payload.get("transcriptPath")
-            if not isinstance(path, str) or not path:
-                _fail("no transcript_path in the hook input: nothing to capture")
+            if not isinstance(path, str) or not path or not Path(path).expanduser().exists():
+                # Hosts fire session-end hooks for sessions that never wrote a transcript (Claude Code on
+                # `claude mcp list`; Codex sends null): nothing to capture is not a failure of the hook
+                click.echo("nothing to capture: the hook input names no transcript that exists")
+                return
             report = mem.capture_transcript(path)
         except MemlaneError as exc:
             _fail(str(exc))

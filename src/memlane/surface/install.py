@@ -21,8 +21,10 @@ Hosts (the formats their documentation gives):
   memlane hooks are installed does nothing, so nothing runs twice.
 - ``claude-desktop``: MCP servers in ``claude_desktop_config.json`` (user scope only; it has no hooks).
 - ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``; hooks in
-  ``$CODEX_HOME/hooks.json`` (Claude Code's shape): ``SessionStart`` and ``PreCompact`` (Codex has no session
-  end). Codex runs a new hook only once the user trusts it in ``/hooks``.
+  ``$CODEX_HOME/hooks.json`` (Claude Code's shape): ``SessionStart`` (answered as Codex's JSON,
+  ``hookSpecificOutput.additionalContext``) and ``PreCompact``. Codex 0.169 has a ``SessionEnd`` event too, but
+  clamps its hooks to 3 s, too short to load the model and capture a session, so it is not wired (a capture
+  killed there would be safe, and useless). Codex runs a new hook only once the user trusts it in ``/hooks``.
 - ``openclaw``: ``mcp.servers.memlane`` in ``openclaw.json`` (``$OPENCLAW_CONFIG_PATH``, else the state
   folder's). OpenClaw has no shell-command hooks: it reads the same Markdown memory itself. A file with
   JSON5 syntax (comments, unquoted keys) is not rewritten, since that would lose them: the error gives the
@@ -167,6 +169,11 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
             "SessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "claude-code")),
         }
         out.changes.append(_json_change(settings, lambda d: _claude_hooks(d, hooks, adding), not adding))
+        if adding and scope == "project":
+            out.notes.append(
+                "Claude Code asks before it starts a project's .mcp.json server and runs a project's hooks only "
+                "in a trusted folder: run claude in the project once and approve memlane"
+            )
     elif host == "cursor":
         folder = (where.home if scope == "user" else where.project) / ".cursor"
         entry = {"command": server[0], "args": server[1:]}

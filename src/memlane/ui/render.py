@@ -82,7 +82,8 @@ def confidence_chart(steps: Sequence[Mapping[str, Any]], width: int = 520, heigh
         for i in sorted({0, n - 1}):
             day = steps[i].get("day") or ""
             parts.append(
-                f'<text class="axis" x="{x(i):.1f}" y="{height - 6}" text-anchor="middle">{escape(day)}</text>'
+                f'<text class="axis" x="{x(i):.1f}" y="{height - 6}" text-anchor="{"start" if i == 0 else "end"}">'
+                f"{escape(day)}</text>"
             )
     parts.append("</svg>")
     return "".join(parts)

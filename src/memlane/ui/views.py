@@ -45,13 +45,15 @@ def search(mem: Memory, query: str) -> dict[str, Any]:
         item["signals"] = {
             k: round(v, 4) for k, v in (("vector", r.vector_score), ("keyword", r.text_score)) if v is not None
         }
-        item["href"] = file_href(r.source)
+        lines = f"L{r.start_line}" if r.start_line == r.end_line else f"L{r.start_line}-L{r.end_line}"
+        cite = f"{r.path}#{lines}"
+        item["cite"], item["href"] = cite, file_href(cite)
         results.append(item)
     rec = mem.recall(query, k=10, explain=True)
     facts = []
     for f in rec.facts:
         item = f.to_dict()
-        item["signals"] = {k: round(v, 4) for k, v in (f.signals or {}).items()}
+        item["signals"] = {k: round(v, 4) for k, v in (f.signals or {}).items() if round(v, 4)}  # those that ranked it
         item["href"] = file_href(f.source)
         facts.append(item)
     return {
