@@ -128,6 +128,8 @@ def test_health_page(client: TestClient) -> None:
     data = client.get("/api/health").json()
     assert data["status"]["files"] >= 5 and all({"name", "ok", "detail"} <= set(c) for c in data["checks"])
     assert "all checks pass" in client.get("/health").text or "problem" in client.get("/health").text
+    again = client.get("/api/health", params={"recheck": "1"}).json()
+    assert [c["name"] for c in again["checks"]] == [c["name"] for c in data["checks"]]
 
 
 def test_a_token_gates_every_request(demo: Path) -> None:

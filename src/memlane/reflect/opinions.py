@@ -113,7 +113,13 @@ class Similarity:
         self.facts = list(facts)
         self.index = {f.seq: i for i, f in enumerate(self.facts)}
         self.vectors = vectors
-        self._stems = [stems(f.content) for f in self.facts]
+        self._stems_of: dict[int, set[str]] = {}  # by position, made when first asked: most facts never are
+
+    def _stems(self, i: int) -> set[str]:
+        found = self._stems_of.get(i)
+        if found is None:
+            found = self._stems_of[i] = stems(self.facts[i].content)
+        return found
 
     def row(self, seq: int, others: Sequence[int]) -> npt.NDArray[np.float64]:
         row: npt.NDArray[np.float64] = self.block([seq], others)[0]
@@ -127,14 +133,14 @@ class Similarity:
             return np.zeros((len(rows), len(cols)))
         if self.vectors is not None:
             return np.asarray(self.vectors[rows] @ self.vectors[cols].T, dtype=np.float64)
-        return np.array([[self._overlap(self._stems[i], self._stems[j]) for j in cols] for i in rows], dtype=np.float64)
+        return np.array([[self._overlap(self._stems(i), self._stems(j)) for j in cols] for i in rows], dtype=np.float64)
 
     @staticmethod
     def _overlap(a: set[str], b: set[str]) -> float:
         return min(1.0, len(a & b) / max(len(a | b), 1) * 1.5)
 
     def shares_word(self, seq: int, other: int, ignore: set[str]) -> bool:
-        return bool((self._stems[self.index[seq]] & self._stems[self.index[other]]) - ignore)
+        return bool((self._stems(self.index[seq]) & self._stems(self.index[other])) - ignore)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import datetime as dt
 import hmac
 import json
+import logging
 import secrets
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -35,6 +37,7 @@ from . import views
 from .render import neighbourhood_svg
 
 COOKIE = "memlane_ui"
+DOCTOR_SECONDS = 60  # the health page's checks are at most this old (an index write renews them at once)
 PAGES = (
     ("/", "Search"),
     ("/entities", "Entities"),
@@ -59,10 +62,11 @@ class _Cache:
             return self._value
 
 
-def create_app(memory: Memory, token: str | None = None, edit: bool = False) -> Starlette:
+def create_app(memory: Memory, token: str | None = None, edit: bool = False, warm: bool = False) -> Starlette:
     """The web view of ``memory``. ``token``: required of every request (header ``Authorization: Bearer``,
     ``?token=`` once, or the cookie that sets); ``edit``: allow the file view's replace form (refused unless
-    the workspace is ``rw``)."""
+    the workspace is ``rw``); ``warm``: compute the beliefs in the background now, so the first visit of that
+    page does not wait for them."""
     if edit and memory.config.workspace_access != "rw":
         raise MemlaneError(
             f"memlane ui --edit needs a writable workspace; this one is {memory.config.workspace_access!r} "
@@ -70,11 +74,18 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False) -> 
         )
     env = Environment(loader=PackageLoader("memlane.ui", "templates"), autoescape=select_autoescape(["html"]))
     edit_key = secrets.token_urlsafe(24) if edit else None  # the edit form's own key: a cross-site post lacks it
-    cache = _Cache()
+    cache, checked = _Cache(), _Cache()
 
     def beliefs_now() -> dict[str, Any]:
         today = dt.date.today()
         return dict(cache.get((memory.store.generation(), today), lambda: views.beliefs(memory)))
+
+    def health_now(request: Request) -> dict[str, Any]:
+        """doctor's checks are kept for the index's generation and at most a minute (``?recheck=1``: now)."""
+        key: tuple[Any, ...] = (memory.store.generation(), int(time.time() // DOCTOR_SECONDS))
+        if q(request, "recheck"):
+            key += (time.monotonic(),)
+        return views.health(memory, checks=checked.get(key, lambda: views.doctor(memory)))
 
     def page(name: str, request: Request, status: int = 200, **data: Any) -> HTMLResponse:
         body = env.get_template(f"{name}.html").render(
@@ -142,7 +153,7 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False) -> 
         )
 
     def health_page(request: Request) -> Response:
-        data = views.health(memory)
+        data = health_now(request)
         return page("health", request, data=data, status_json=json.dumps(data["status"], indent=2, default=str))
 
     # -- JSON
@@ -190,12 +201,26 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False) -> 
         Route(
             "/api/changes", failing(api(lambda r: views.changes(memory, days(r), proposals=beliefs_now()["proposals"])))
         ),
-        Route("/api/health", failing(api(lambda r: views.health(memory)))),
+        Route("/api/health", failing(api(health_now))),
         Route("/api/edit", edit_endpoint, methods=["POST"]),
         Mount("/static", static, name="static"),
     ]
     app = Starlette(routes=routes)
+    if warm:
+        threading.Thread(target=_quietly(beliefs_now), name="memlane-ui-warm", daemon=True).start()
     return TokenGate(app, token) if token else app  # type: ignore[return-value]
+
+
+def _quietly(work: Callable[[], Any]) -> Callable[[], None]:
+    """``work`` for a background thread: a failure there is logged, and the page that needs it meets it again."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception as exc:
+            logging.getLogger("memlane").debug("ui warm-up failed: %s", exc)
+
+    return run
 
 
 class TokenGate:
@@ -256,7 +281,7 @@ def serve(
             f"memlane ui serves beyond loopback ({host!r}) only with a token: --token-file FILE, mcp.http.token "
             f"or {TOKEN_ENV}"
         )
-    app = create_app(memory, token=token, edit=edit)
+    app = create_app(memory, token=token, edit=edit, warm=True)
     memory.start()  # the index follows the files while the view is open
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

@@ -200,6 +200,13 @@ def _captures(text: str, path: str) -> list[dict[str, Any]]:
     return found
 
 
-def health(mem: Memory) -> dict[str, Any]:
-    checks = [c.to_dict() for c in mem.doctor()]
+def health(mem: Memory, checks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``status`` and ``doctor`` (``checks``: doctor's, when the caller keeps them; its integrity check reads
+    the whole index)."""
+    if checks is None:
+        checks = doctor(mem)
     return {"status": mem.status(), "checks": checks, "problems": sum(1 for c in checks if not c["ok"])}
+
+
+def doctor(mem: Memory) -> list[dict[str, Any]]:
+    return [c.to_dict() for c in mem.doctor()]
