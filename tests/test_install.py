@@ -449,3 +449,12 @@ def test_project_scope_says_what_claude_code_asks_first(tmp_path: Path) -> None:
     w = _where(tmp_path)
     assert any("approve" in n for n in plan("claude-code", "project", w).notes)  # a real Claude Code 2.1 asks
     assert not any("approve" in n for n in plan("claude-code", "user", w).notes)
+
+
+def test_an_openclaw_json_install_made_goes_with_uninstall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _where(tmp_path)
+    path = w.home / ".openclaw" / "openclaw.json"
+    plan("openclaw", "user", w).apply()
+    assert "memlane" in json.loads(path.read_text())["mcp"]["servers"]
+    plan("openclaw", "user", w, action="uninstall").apply()
+    assert not path.exists()  # a real OpenClaw 2026.9 read the `{}` this used to leave: nothing of memlane's stays

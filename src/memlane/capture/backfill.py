@@ -1,6 +1,8 @@
 """Backfill: the history a user already has, captured as if it had been captured live.
 
 ``memlane import claude-code|codex|openclaw PATH`` captures every transcript under a folder (or one file);
+for ``openclaw`` also every session of OpenClaw 2026.9's per-agent SQLite store (``openclaw-agent.sqlite``)
+under it, or that store given itself;
 ``memlane import chatgpt|claude-ai PATH`` every conversation of a vendor's export (its zip, folder or
 ``conversations.json``). Each turn is dated by its own timestamp, so it lands in the log of the day it was
 said. An interrupted import resumes where it stopped: transcripts by their read offsets, conversations by
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ..errors import MemlaneError
 from .formats import EXPORTS, FORMATS, Conversation, read_export, transcript_files
+from .openclaw_store import read_store, store_files
 from .pipeline import CaptureReport
 from .turns import Turn
 
@@ -39,6 +42,13 @@ def plan_import(kind: str, path: Path, since: dt.date | None = None) -> Iterator
         raise MemlaneError(f"unknown import kind {kind!r}; one of {', '.join(KINDS)}")
     if not path.exists():
         raise MemlaneError(f"nothing to import at {path}")
+    if kind == "openclaw":
+        for store in store_files(path):
+            for conv in read_store(store):
+                if since is None or _said_since(conv.turns, since, conv.started):
+                    yield ImportItem(conv.title or conv.id, conversation=conv, turns=len(conv.turns))
+        if path.is_file() and path.name.endswith(".sqlite"):
+            return
     if kind in FORMATS:
         for f in transcript_files(kind, path):
             if since is not None and dt.date.fromtimestamp(f.stat().st_mtime) < since:

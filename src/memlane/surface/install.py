@@ -206,7 +206,9 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
             if adding
             else f"remove mcp.servers.{SERVER} from it by hand"
         )
-        out.changes.append(_json_change(path, lambda d: _openclaw_server(d, entry, adding), False, json5_hint=hint))
+        # an openclaw.json that only held memlane's server (install made it) goes with it, as the other hosts' files
+        change = _json_change(path, lambda d: _openclaw_server(d, entry, adding), not adding, json5_hint=hint)
+        out.changes.append(change)
         out.notes.append("OpenClaw reads the Markdown memory itself; it has no shell hooks to wire")
     else:  # codex
         if scope != "user":
