@@ -190,7 +190,10 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
     assert "Porto" in (ws / "memory" / "2026-01-06.md").read_text()
     # Claude Code fires SessionEnd for sessions that wrote no transcript (`claude mcp list` does, as a real
     # Claude Code 2.1 showed): no transcript, or one that is not there, is nothing to capture, not a failure
-    for given in ({}, {"transcript_path": str(home / "never-written.jsonl"), "hook_event_name": "SessionEnd"}):
+    for given in (
+        {"transcript_path": None},  # Codex's schema allows null
+        {"transcript_path": str(home / "never-written.jsonl"), "hook_event_name": "SessionEnd"},
+    ):
         quiet = subprocess.run(
             shlex.split(capture["command"]), input=json.dumps(given), capture_output=True, text=True, timeout=300
         )
@@ -206,6 +209,12 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
         timeout=300,
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "folder.jsonl" in bad.stderr
+    # wrong wiring still fails: no transcript_path at all, a name no file system takes, a user that is not there
+    for given in ({}, {"transcript_path": "x" * 5000 + ".jsonl"}, {"transcript_path": "~nosuchuser9/t.jsonl"}):
+        wrong = subprocess.run(
+            shlex.split(capture["command"]), input=json.dumps(given), capture_output=True, text=True, timeout=300
+        )
+        assert wrong.returncode == 1 and "Traceback" not in wrong.stderr, (given, wrong.stderr)
 
 
 def test_claude_code_roundtrip_user_and_project(setup: tuple[Path, Path, Path]) -> None:
@@ -442,7 +451,7 @@ def test_a_hook_given_nonsense_on_stdin_fails_cleanly(setup: tuple[Path, Path, P
         out = run_cli("--workspace", str(ws), "hook", "capture", home=home, cwd=project, stdin=stdin)
         assert out.returncode == 1 and "Traceback" not in out.stderr
     odd = run_cli("--workspace", str(ws), "hook", "capture", home=home, cwd=project, stdin="[1, 2]")
-    assert odd.returncode == 0 and "nothing to capture" in odd.stdout  # JSON, but no transcript named
+    assert odd.returncode == 1 and "transcript_path" in odd.stderr  # JSON, but no transcript named
 
 
 def test_project_scope_says_what_claude_code_asks_first(tmp_path: Path) -> None:

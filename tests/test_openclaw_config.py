@@ -192,6 +192,8 @@ def test_glob_matcher_reads_globs_as_node_globbers_do() -> None:
         "notes/**": (["notes/a.md", "notes/x/b.md"], ["other/a.md"]),
         "**/2026-??-*.md": (["memory/2026-01-05.md", "2026-11-30.md"], ["2026-1-05.md"]),
         "{a,b}/[!_]*.md": (["a/x.md", "b/y.md"], ["c/x.md", "a/_x.md"]),
+        "[^_]*.md": (["x.md"], ["_x.md"]),  # ^ negates, as in Node
+        "{a}.md": (["{a}.md"], ["a.md"]),  # a brace without a comma is literal, as in Node
     }
     for pattern, (good, bad) in cases.items():
         matches = glob_matcher(pattern)
@@ -199,6 +201,19 @@ def test_glob_matcher_reads_globs_as_node_globbers_do() -> None:
         assert not any(matches(p) for p in bad), pattern
     deep = "/".join(["d"] * 5000) + "/a.md"  # linear in the path's segments, whatever the pattern
     assert glob_matcher("**/**/**/**/*.md")(deep)
+    with pytest.raises(ValueError, match="more than 64"):  # counted before any alternative is made
+        glob_matcher("{a,b}" * 7 + "{" + ",".join(map(str, range(5000))) + "}")
+
+
+def test_overlapping_extra_paths_and_too_many_alternatives(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "docs/a/x.md", "# X\n\nThe heron.\n")
+    write(ws, "docs/b/y.md", "# Y\n\nThe egret.\n")
+    narrow = {"path": "docs", "pattern": "a/*.md"}
+    with memlane.open(ws, provider="none", extraPaths=[narrow, "docs"]) as mem:
+        assert "egret" in mem.get("docs/b/y.md")  # listed by the second entry: readable, though not by the first
+    with pytest.raises(ConfigError, match="alternatives"):
+        memlane.open(ws, provider="none", extraPaths=[{"path": "docs", "pattern": "{a,b}" * 8}])
 
 
 def test_cli_reads_the_openclaw_config_without_traceback(openclaw: Path) -> None:

@@ -74,19 +74,29 @@ def test_import_from_the_state_folder_once(store: Path, tmp_path: Path) -> None:
     assert json.loads(again.stdout)["factsWritten"] == 0  # resumes: nothing twice
 
 
-def test_a_store_that_is_not_one_or_is_damaged_is_a_clear_error(store: Path, tmp_path: Path) -> None:
+def test_a_store_that_is_not_one_is_a_clear_error_and_a_damaged_event_gives_no_turn(
+    store: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(FormatError, match="not an OpenClaw agent store"):
         list(read_store(other))
-    with sqlite3.connect(store) as db:
-        db.execute("PRAGMA ignore_check_constraints = ON")  # the store's CHECKs call functions SQLite 3.40 lacks
-        db.execute("UPDATE transcript_events SET event_zstd = x'00112233' WHERE seq = 2")
     ws = tmp_path / "ws"
     ws.mkdir()
     out = subprocess.run(
-        [sys.executable, "-m", "memlane", "--workspace", str(ws), "import", "openclaw", str(store)],
+        [sys.executable, "-m", "memlane", "--workspace", str(ws), "import", "openclaw", str(other)],
         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    assert out.returncode == 1 and "does not unpack" in out.stderr and "Traceback" not in out.stderr
-    assert not (ws / "memory").exists()  # nothing half-imported
+    assert out.returncode == 1 and "not an OpenClaw agent store" in out.stderr and "Traceback" not in out.stderr
+    import zstandard
+
+    bomb = zstandard.ZstdCompressor().compress(b" " * 64_000_000)  # claims 64 MB; the row says 4,835 bytes
+    with sqlite3.connect(store) as db:
+        db.execute("PRAGMA ignore_check_constraints = ON")  # the store's CHECKs call functions SQLite 3.40 lacks
+        db.execute("UPDATE transcript_events SET event_zstd = ? WHERE seq = 2", (bomb,))
+    [conv] = list(read_store(store))
+    assert [t.role for t in conv.turns] == ["user", "user", "assistant"]  # that event alone is left out
+    with sqlite3.connect(store) as db:
+        db.execute("PRAGMA ignore_check_constraints = ON")
+        db.execute("UPDATE transcript_events SET event_zstd = x'00112233' WHERE seq = 2")
+    assert len(next(read_store(store)).turns) == 3

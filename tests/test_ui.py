@@ -25,6 +25,7 @@ from memlane.ui import create_app
 
 pytestmark = pytest.mark.usefixtures("store_driver")
 NOW = "2026-01-20"
+LOCAL = "http://127.0.0.1:8766"  # the address memlane ui serves on: the view answers to loopback names only
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def demo(tmp_path: Path) -> Path:
 def client(demo: Path) -> Iterator[TestClient]:
     with memlane.open(demo, provider="none") as mem:
         mem.sync()
-        yield TestClient(create_app(mem))
+        yield TestClient(create_app(mem), base_url=LOCAL)
 
 
 def test_search_shows_facts_and_passages_with_their_signals_and_links(client: TestClient) -> None:
@@ -93,6 +94,8 @@ def test_entities_and_an_entity_with_its_timeline_and_graph(client: TestClient) 
     assert 'data-entity="Platform"' in page and "<svg" in page
     yuki = client.get("/api/entity", params={"name": "Yuki"}).json()  # no relations: facts by day instead
     assert yuki["timeline"] is None and yuki["graph"] is None and yuki["days"][0][0] == "2026-01-15"
+    huge = client.get("/api/entity", params={"name": "Marc" * 2000})  # no hint search over a pasted page
+    assert huge.status_code == 404 and "(8000 characters)" in huge.json()["error"]
     missing = client.get("/api/entity", params={"name": "Marc"})
     assert missing.status_code == 404 and "Marco" in missing.json()["error"]
 
@@ -101,7 +104,7 @@ def test_beliefs_follow_reflects_rule_step_by_step(demo: Path) -> None:
     with memlane.open(demo, provider="none") as mem:
         mem.sync()
         reflected = {op["statement"]: op for op in mem.reflect(dry_run=True).opinions}
-        data = TestClient(create_app(mem)).get("/api/beliefs").json()
+        data = TestClient(create_app(mem), base_url=LOCAL).get("/api/beliefs").json()
     dana = next(op for op in data["opinions"] if op["statement"].startswith("Prefers a written post-mortem"))
     assert [s["effect"] for s in dana["steps"]] == ["stated", "support", "support", "contradict"]
     assert dana["steps"][-1]["confidence"] == dana["confidence"] == reflected[dana["statement"]]["confidence"]
@@ -120,7 +123,7 @@ def test_changes_by_day_with_captures(client: TestClient) -> None:
     assert captures[0]["href"] == "/file?path=memory/2026-01-14.md&lines=3-3#cited"
     assert any("Priya" in f["content"] for f in days["2026-01-14"]["facts"])
     assert list(days) == sorted(days, reverse=True)
-    for bad in ("0", "x", "99999"):
+    for bad in ("0", "x", "99999", "²"):
         assert client.get("/api/changes", params={"days": bad}).status_code == 400
 
 
@@ -134,7 +137,9 @@ def test_health_page(client: TestClient) -> None:
 
 def test_a_token_gates_every_request(demo: Path) -> None:
     with memlane.open(demo, provider="none") as mem:
-        c = TestClient(create_app(mem, token="s3cret"), follow_redirects=False)
+        c = TestClient(
+            create_app(mem, token="s3cret", host="0.0.0.0"), base_url="http://10.1.2.3:8766", follow_redirects=False
+        )
         assert c.get("/api/entities").status_code == 401
         assert c.get("/static/memlane.css").status_code == 401
         assert c.get("/api/entities", headers={"authorization": "Bearer wrong"}).status_code == 401
@@ -143,6 +148,19 @@ def test_a_token_gates_every_request(demo: Path) -> None:
         assert r.status_code == 303 and r.headers["location"] == "/entities?x=1"
         assert "httponly" in r.headers["set-cookie"].lower() and "samesite=strict" in r.headers["set-cookie"].lower()
         assert c.get("/api/entities").status_code == 200  # the cookie from here on
+        assert "s3cret" not in r.headers["set-cookie"]  # a value derived from the token: cookies span every port
+        sneaky = c.get("http://10.1.2.3:8766//evil.example/x?token=s3cret")  # a raw path of two slashes
+        assert sneaky.status_code == 303 and sneaky.headers["location"] == "/evil.example/x"  # never off-site
+
+
+def test_the_view_answers_to_loopback_names_only_and_loads_nothing_from_elsewhere(client: TestClient) -> None:
+    page = client.get("/entities")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    for name in ("localhost:8766", "[::1]:8766"):
+        assert client.get("/api/entities", headers={"host": name}).status_code == 200
+    rebound = client.get("/api/file", params={"path": "MEMORY.md"}, headers={"host": "attacker.example:8766"})
+    assert rebound.status_code == 421 and "Dana" not in rebound.text  # a page that rebinds its name to 127.0.0.1
 
 
 def test_edit_needs_rw_the_switch_and_the_pages_key(demo: Path) -> None:
@@ -152,16 +170,20 @@ def test_edit_needs_rw_the_switch_and_the_pages_key(demo: Path) -> None:
     with memlane.open(demo, config=access("ro")) as mem:
         with pytest.raises(MemlaneError, match="writable"):
             create_app(mem, edit=True)
-        r = TestClient(create_app(mem)).post("/api/edit", json={"path": "MEMORY.md", "old": "a", "new": "b"})
+        r = TestClient(create_app(mem), base_url=LOCAL).post(
+            "/api/edit", json={"path": "MEMORY.md", "old": "a", "new": "b"}
+        )
         assert r.status_code == 403
     with memlane.open(demo, config=access("rw")) as mem:
-        c = TestClient(create_app(mem, edit=True))
+        c = TestClient(create_app(mem, edit=True), base_url=LOCAL)
         page = c.get("/file", params={"path": "MEMORY.md"}).text
         key = page.split('data-key="')[1].split('"')[0]
         body = {"path": "MEMORY.md", "old": "Dark mode everywhere", "new": "Light mode everywhere"}
         assert c.post("/api/edit", json=body).status_code == 403  # a cross-site form has no key
         assert c.post("/api/edit", json=body, headers={"x-memlane-edit": "nope"}).status_code == 403
         assert c.post("/api/edit", json={"path": "MEMORY.md"}, headers={"x-memlane-edit": key}).status_code == 400
+        foreign = {"x-memlane-edit": key, "origin": "http://attacker.example"}
+        assert c.post("/api/edit", json=body, headers=foreign).status_code == 403
         assert c.post("/api/edit", json=body, headers={"x-memlane-edit": key}).status_code == 200
         assert "Light mode everywhere" in (demo / "MEMORY.md").read_text()
         assert "Dark mode" not in (demo / "MEMORY.md").read_text()

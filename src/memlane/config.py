@@ -332,9 +332,35 @@ class SessionSourceSettings(_Model):
 ProviderName = Literal["auto", "local", "openai", "gemini", "none"]
 
 
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")  # a brace with a comma alternates; "{a}" stays as written
+MAX_ALTERNATIVES = 64
+
+
+def glob_alternatives(pattern: str) -> list[str]:
+    """``pattern`` with its ``{a,b}`` braces expanded (index/workspace.py matches each); ValueError past
+    :data:`MAX_ALTERNATIVES`, counted before any is made."""
+    count = 1
+    for brace in _BRACES.finditer(pattern):
+        count *= len(brace.group(1).split(","))
+        if count > MAX_ALTERNATIVES:
+            raise ValueError(f"pattern {pattern!r} expands to more than {MAX_ALTERNATIVES} alternatives")
+    alternatives = [pattern]
+    while any(_BRACES.search(a) for a in alternatives):
+        expanded = []
+        for alt in alternatives:
+            m = _BRACES.search(alt)
+            if m is None:
+                expanded.append(alt)
+            else:
+                expanded += [alt[: m.start()] + choice + alt[m.end() :] for choice in m.group(1).split(",")]
+        alternatives = expanded
+    return alternatives
+
+
 def _glob(pattern: str) -> str:
     if not pattern.strip() or pattern.startswith("/") or "\\" in pattern or ".." in pattern.split("/"):
         raise ValueError(f"pattern must be a glob relative to its folder, such as '**/*.md': {pattern!r}")
+    glob_alternatives(pattern)
     return pattern
 
 

@@ -21,7 +21,7 @@ from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .embeddings.remote import estimate_tokens
-from .errors import MemlaneError, PathError, ProviderError
+from .errors import MemlaneError, PathError, ProviderError, quoted
 from .facts.entities import suggest
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .facts.retain import normalize_name
@@ -54,7 +54,7 @@ from .search.ranking import SearchResponse, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
-from .store.facts import FactFilter, StoredFact
+from .store.facts import StoredFact
 from .surface.context import ContextPack, assemble
 from .surface.context import Line as ContextLine
 from .surface.doctor import Check, diagnose_read_only
@@ -504,21 +504,22 @@ class Memory:
         with self._lock:
             directory = self.index.entity_directory()
             ent = directory.resolve(name) if isinstance(name, str) and name.strip() else None
-            if ent is None:
-                known = {e.key: e.name for e in directory.entities()}
-                hint = suggest(normalize_name(name), known) if isinstance(name, str) else None
-                raise MemlaneError(f"no entity {name!r} in the index" + (f": did you mean {hint}?" if hint else ""))
-            facts_of = self.store.facts
-            norms = sorted(ent.norms)
-            seqs = facts_of.mentioning(norms, limit)
-            found = facts_of.by_seq(seqs)
-            related: dict[str, int] = {}
-            for norm, n in facts_of.co_mentions(norms):
-                other = directory.of_norm(norm)
-                label = other.name if other is not None else norm
-                related[label] = related.get(label, 0) + n
-            g = self._graph()
-            now = {p: [e.to_dict() for e in es] for p, es in g.now(ent.key).items()}
+            if ent is not None:
+                facts_of = self.store.facts
+                norms = sorted(ent.norms)
+                seqs = facts_of.mentioning(norms, limit)
+                found = facts_of.by_seq(seqs)
+                related: dict[str, int] = {}
+                for norm, n in facts_of.co_mentions(norms):
+                    other = directory.of_norm(norm)
+                    label = other.name if other is not None else norm
+                    related[label] = related.get(label, 0) + n
+                now = {p: [e.to_dict() for e in es] for p, es in self._graph().now(ent.key).items()}
+        if ent is None:
+            # the hint compares the name with every entity's: only for a name of a name's length, and unlocked
+            short = isinstance(name, str) and len(name) <= 100
+            hint = suggest(normalize_name(name), {e.key: e.name for e in directory.entities()}) if short else None
+            raise MemlaneError(f"no entity {quoted(name)} in the index" + (f": did you mean {hint}?" if hint else ""))
         return {
             "name": ent.name,
             "page": ent.page,
@@ -534,10 +535,9 @@ class Memory:
         _check_count("limit", limit)
         self._freshen(fresh)
         facts_of = self.store.facts
-        seqs = facts_of.seqs(FactFilter(since=since))
-        found = facts_of.by_seq(seqs).values()
-        dated = sorted((f for f in found if f.day and f.day >= since.isoformat()), key=lambda f: (f.day or "", f.seq))
-        return [_fact_dict(f) for f in reversed(dated[-limit:])]
+        seqs = facts_of.latest_since(since.isoformat(), limit)
+        found = facts_of.by_seq(seqs)
+        return [_fact_dict(found[s]) for s in seqs if s in found]
 
     def beliefs(self, now: dt.datetime | None = None, fresh: bool = False) -> dict[str, Any]:
         """Each opinion's confidence step by step with the evidence for and against, and the proposals for

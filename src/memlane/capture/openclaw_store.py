@@ -6,7 +6,8 @@ import``, schema version 23; ``tests/data``): table ``transcript_events`` has on
 JSONL transcript (``session_id``, ``seq`` from 0 for the session header, ``event_json`` the record as JSON).
 A record of 1 KiB or more may instead be a zstd frame in ``event_zstd`` of ``event_utf8_bytes`` bytes (schema
 23; older stores lack the column). ``session_nodes`` names a session (``agent:main:main``). Each record goes
-through the same reader as the JSONL transcripts, so a turn means the same in both.
+through the same reader as the JSONL transcripts, so a turn means the same in both; a record that does not
+unpack or parse gives no turn, as a damaged JSONL line gives none.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def read_store(path: Path) -> Iterator[Conversation]:
             conv = sessions.get(sid)
             if conv is None:
                 conv = sessions[sid] = Conversation(str(sid), names.get(sid, ""), [])
-            record = _record(path, sid, text, blob, size)
+            record = _record(text, blob, size)
             for turn in read_record("openclaw", record).turns:
                 conv.turns.append(turn)
                 if conv.started is None and turn.timestamp is not None:
@@ -75,19 +76,24 @@ def _open(path: Path) -> sqlite3.Connection:
     raise FormatError(f"cannot open the OpenClaw store {path}: {failure}")
 
 
-def _record(path: Path, sid: str, text: str | None, blob: bytes | None, size: int | None) -> object:
+def _record(text: str | None, blob: bytes | None, size: int | None) -> object:
+    """One event as parsed JSON; None (no turn, as a damaged JSONL line gives none) when it does not unpack
+    to at most its recorded size, is not UTF-8 or not JSON. Unpacking stops at that size whatever the frame
+    claims, so a hostile frame cannot grow past it."""
     if text is None and blob is not None:
         import zstandard
 
         if not isinstance(size, int) or not 0 < size <= MAX_EVENT_BYTES:
-            raise FormatError(f"{path}: session {sid} has a packed event of an unknown size")
+            return None
         try:
-            text = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size).decode("utf-8")
-        except (zstandard.ZstdError, UnicodeDecodeError) as exc:
-            raise FormatError(f"{path}: session {sid} has a packed event that does not unpack: {exc}") from None
+            with zstandard.ZstdDecompressor().stream_reader(blob) as reader:
+                raw = reader.read(size + 1)
+            text = raw.decode("utf-8") if len(raw) == size else None
+        except (zstandard.ZstdError, UnicodeDecodeError):
+            return None
     if text is None:
         return None
     try:
         return json.loads(text)
     except ValueError:
-        return None  # a damaged event gives no turn, as a damaged JSONL line does
+        return None

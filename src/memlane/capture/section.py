@@ -29,8 +29,8 @@ from ..facts.retain import PROVENANCE, parse_retain
 from ..markdown import Document, parse
 from ..reflect.extract import normalized
 
-_MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
-_BULLET = re.compile(r"^- [WBOS](?:\([^)\n]{0,20}\))?[\s@:]")
+MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
+BULLET = re.compile(r"^- [WBOS](?:\([^)\n]{0,20}\))?[\s@:]")
 _HEADING_TIMES = re.compile(r"^(?P<lead>#{2} Session )(?P<start>\d{2}:\d{2})(?:–(?P<end>\d{2}:\d{2}))?(?P<rest>.*)$")
 
 
@@ -87,7 +87,7 @@ def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
     code = doc.in_code()
     key = session_key(part.session)
     at = next(
-        (i for i, ln in enumerate(lines) if not code[i] and (m := _MARKER.match(ln)) and m.group("id") == key), None
+        (i for i, ln in enumerate(lines) if not code[i] and (m := MARKER.match(ln)) and m.group("id") == key), None
     )
     above = [h for h in doc.headings if at is not None and h.line < at]
     if at is None or not above:
@@ -96,7 +96,7 @@ def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
     fixes = [(re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE), new) for old, new in part.corrections]
     count = 0
     for i in range(at + 1, end):
-        if code[i] or not _BULLET.match(lines[i]):
+        if code[i] or not BULLET.match(lines[i]):
             continue
         line = lines[i]
         for pattern, new in fixes:
@@ -122,7 +122,7 @@ def _merge(text: str, part: SessionPart) -> Merged:
             bullets.append(b)
     key = session_key(part.session)
     at = next(
-        (i for i, ln in enumerate(lines) if not code[i] and (m := _MARKER.match(ln)) and m.group("id") == key), None
+        (i for i, ln in enumerate(lines) if not code[i] and (m := MARKER.match(ln)) and m.group("id") == key), None
     )
     if at is None:
         if doc.code and not doc.code[-1].closed:

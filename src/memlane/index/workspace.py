@@ -14,15 +14,16 @@ folder's files whose path below it the glob matches (:func:`glob_matcher`).
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
 import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
-from ..config import ExtraPath
+from ..config import ExtraPath, glob_alternatives
 from ..errors import PathError
 from ..markdown import split_lines
 
@@ -143,25 +144,16 @@ def extra_roots(root: Path, extra: Sequence[str | ExtraPath]) -> list[tuple[str,
     return out
 
 
-_BRACES = re.compile(r"\{([^{}]*)\}")
-MAX_ALTERNATIVES = 64
-
-
+@functools.lru_cache(maxsize=64)
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
     """A test of a POSIX path relative to an extra folder against a glob as Node's globbers read it:
-    ``**`` as a whole segment matches any number of folders, ``*``, ``?`` and ``[...]`` stay within one
-    segment, ``{a,b}`` alternates (at most 64 alternatives). Linear in the path's segments."""
-    alternatives = [pattern]
-    while any(_BRACES.search(a) for a in alternatives) and len(alternatives) <= MAX_ALTERNATIVES:
-        expanded = []
-        for alt in alternatives:
-            m = _BRACES.search(alt)
-            if m is None:
-                expanded.append(alt)
-                continue
-            expanded += [alt[: m.start()] + choice + alt[m.end() :] for choice in m.group(1).split(",")]
-        alternatives = expanded
-    compiled = [tuple(seg for seg in alt.split("/") if seg not in ("", ".")) for alt in alternatives]
+    ``**`` as a whole segment matches any number of folders, ``*``, ``?`` and ``[...]`` (``[!a]`` or
+    ``[^a]`` negated) stay within one segment, ``{a,b}`` alternates (at most 64 alternatives in all).
+    Linear in the path's segments; each segment's pattern is compiled once."""
+    compiled = []
+    for alt in glob_alternatives(pattern):
+        segments = [seg for seg in alt.split("/") if seg not in ("", ".")]
+        compiled.append(tuple(None if seg == "**" else _segment(seg) for seg in segments))
 
     def matches(rel: str) -> bool:
         parts = rel.split("/")
@@ -170,11 +162,17 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     return matches
 
 
-def _segments_match(pattern: tuple[str, ...], parts: list[str]) -> bool:
+def _segment(glob: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(glob.replace("[^", "[!")))
+
+
+def _segments_match(pattern: tuple[re.Pattern[str] | None, ...], parts: list[str]) -> bool:
+    """Whether ``parts`` match ``pattern`` (None: ``**``), tracking the set of pattern positions reached."""
+
     def closure(states: set[int]) -> set[int]:
         out = set(states)
         for j in sorted(states):
-            while j < len(pattern) and pattern[j] == "**":
+            while j < len(pattern) and pattern[j] is None:
                 j += 1
                 out.add(j)
         return out
@@ -184,9 +182,10 @@ def _segments_match(pattern: tuple[str, ...], parts: list[str]) -> bool:
         step = set()
         for j in states:
             if j < len(pattern):
-                if pattern[j] == "**":
+                seg = pattern[j]
+                if seg is None:
                     step.add(j)
-                elif fnmatchcase(part, pattern[j]):
+                elif seg.match(part):
                     step.add(j + 1)
         if not step:
             return False
@@ -206,7 +205,7 @@ def resolve_extra_path(workspace: Path, extra: Sequence[str | ExtraPath], name: 
         if name != rel_base and not name.startswith(rel_base.rstrip("/") + "/"):
             continue
         if chosen is not None and name != rel_base and not chosen(name[len(rel_base) + 1 :]):
-            return None  # under the folder, not among the files its pattern lists
+            continue  # not among this entry's files; another entry may list it
         current = Path(abs_base)
         rest = PurePosixPath(name[len(rel_base) :].lstrip("/")).parts
         try:

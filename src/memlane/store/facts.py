@@ -336,6 +336,11 @@ class SQLiteFacts:
         rows = self._rows("SELECT norm, min(name), count(*) FROM fact_mentions GROUP BY norm")
         return {norm: (name, n) for norm, name, n in rows}
 
+    def latest_since(self, day: str, limit: int) -> list[int]:
+        """Facts of logs dated ``day`` or later, latest day first."""
+        rows = self._rows("SELECT seq FROM facts WHERE day >= ? ORDER BY day DESC, seq DESC LIMIT ?", (day, limit))
+        return [r[0] for r in rows]
+
     def last_days(self) -> dict[str, str]:
         """Every mentioned key: the latest day of a fact that mentions it (keys of undated facts only: none)."""
         rows = self._rows(

@@ -834,8 +834,11 @@ def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
                     text = json.dumps({"hookSpecificOutput": answer})
                 click.echo(text, nl=False)
                 return
-            path = payload.get("transcript_path") or payload.get("transcriptPath")
-            if not isinstance(path, str) or not path or not Path(path).expanduser().exists():
+            key = "transcript_path" if "transcript_path" in payload else "transcriptPath"
+            if key not in payload or not isinstance(payload[key], (str, type(None))):
+                _fail("no transcript_path in the hook input: nothing to capture")
+            path = _existing(payload[key])
+            if path is None:
                 # Hosts fire session-end hooks for sessions that never wrote a transcript (Claude Code on
                 # `claude mcp list`; Codex sends null): nothing to capture is not a failure of the hook
                 click.echo("nothing to capture: the hook input names no transcript that exists")
@@ -844,6 +847,17 @@ def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
         except MemlaneError as exc:
             _fail(str(exc))
     click.echo(f"captured {report.turns_read} turns: {report.facts_written} facts written")
+
+
+def _existing(raw: str | None) -> str | None:
+    """The transcript a hook names, when it names one that exists; a name that cannot be a path fails."""
+    if not raw:
+        return None
+    try:
+        path = Path(raw).expanduser()
+        return str(path) if path.exists() else None
+    except (OSError, RuntimeError, ValueError) as exc:  # too long, unreadable folder, ~nosuchuser, NUL
+        _fail(f"the hook's transcript_path cannot be read: {exc}")
 
 
 @cli.command()

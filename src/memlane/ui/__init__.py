@@ -13,16 +13,18 @@ on a workspace whose ``workspaceAccess`` is ``rw``.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from importlib import resources
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlparse
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -32,6 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import MemlaneError, PathError
+from ..facts.retain import KIND_LETTERS
 from ..memory import Memory
 from . import views
 from .render import neighbourhood_svg
@@ -62,7 +65,9 @@ class _Cache:
             return self._value
 
 
-def create_app(memory: Memory, token: str | None = None, edit: bool = False, warm: bool = False) -> Starlette:
+def create_app(
+    memory: Memory, token: str | None = None, edit: bool = False, warm: bool = False, host: str = "127.0.0.1"
+) -> Starlette:
     """The web view of ``memory``. ``token``: required of every request (header ``Authorization: Bearer``,
     ``?token=`` once, or the cookie that sets); ``edit``: allow the file view's replace form (refused unless
     the workspace is ``rw``); ``warm``: compute the beliefs in the background now, so the first visit of that
@@ -73,6 +78,7 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False, war
             "(workspaceAccess)"
         )
     env = Environment(loader=PackageLoader("memlane.ui", "templates"), autoescape=select_autoescape(["html"]))
+    env.globals["kind_letters"] = KIND_LETTERS  # the Retain letters: W world, B experience, O opinion, S observation
     edit_key = secrets.token_urlsafe(24) if edit else None  # the edit form's own key: a cross-site post lacks it
     cache, checked = _Cache(), _Cache()
 
@@ -118,7 +124,7 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False, war
 
     def days(request: Request) -> int:
         raw = q(request, "days", "14")
-        if not raw.isdigit() or not 1 <= int(raw) <= 3660:
+        if not re.fullmatch(r"[0-9]{1,4}", raw) or not 1 <= int(raw) <= 3660:
             raise MemlaneError(f"days must be a whole number from 1 to 3660, got {raw!r}")
         return int(raw)
 
@@ -171,6 +177,9 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False, war
             return JSONResponse({"error": "this view is read-only: start it with memlane ui --edit"}, status_code=403)
         if not hmac.compare_digest(request.headers.get("x-memlane-edit", ""), edit_key):
             return JSONResponse({"error": "missing or wrong edit key"}, status_code=403)
+        origin = request.headers.get("origin")
+        if origin is not None and urlparse(origin).netloc != request.headers.get("host"):
+            return JSONResponse({"error": "an edit must come from this view's own pages"}, status_code=403)
         try:
             body = await request.json()
             path, old, new = body["path"], body["old"], body["new"]
@@ -208,7 +217,7 @@ def create_app(memory: Memory, token: str | None = None, edit: bool = False, war
     app = Starlette(routes=routes)
     if warm:
         threading.Thread(target=_quietly(beliefs_now), name="memlane-ui-warm", daemon=True).start()
-    return TokenGate(app, token) if token else app  # type: ignore[return-value]
+    return Guard(app, token, None if host not in LOOPBACK_NAMES else LOOPBACK_NAMES)  # type: ignore[return-value]
 
 
 def _quietly(work: Callable[[], Any]) -> Callable[[], None]:
@@ -223,30 +232,61 @@ def _quietly(work: Callable[[], Any]) -> Callable[[], None]:
     return run
 
 
-class TokenGate:
-    """ASGI middleware: the bearer token in the header, or ``?token=`` once (answered with a cookie and a
-    redirect that drops it from the address bar), or that cookie; anything else is 401."""
+class Guard:
+    """ASGI middleware in front of every request.
 
-    def __init__(self, app: Any, token: str) -> None:
+    - The ``Host`` must be one this server answers to: on loopback, only loopback names, so a page that
+      rebinds its own name to 127.0.0.1 (DNS rebinding) is not served (the MCP SDK checks the same).
+    - With a token: the bearer header, or ``?token=`` once (answered with a cookie and a redirect that drops it
+      from the address bar), or that cookie. The cookie holds a value derived from the token, never the token
+      itself: cookies are shared by every port of a host, and the token also opens ``memlane mcp --http``.
+    - Every answer forbids framing and loading anything from elsewhere (a captured ``![](http://...)`` does
+      not call out when it is viewed)."""
+
+    HEADERS = (
+        (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+    )
+
+    def __init__(self, app: Any, token: str | None, hosts: tuple[str, ...] | None) -> None:
         self.app = app
         self.token = token
+        self.cookie = hmac.new(token.encode(), b"memlane-ui-cookie", hashlib.sha256).hexdigest() if token else ""
+        self.hosts = hosts  # None: any (served beyond loopback, where the token guards every request)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
+            await send(message)
+
         request = Request(scope)
-        header = request.headers.get("authorization", "")
+        raw = request.headers.get("host") or ""
+        host = raw.split("]")[0] + "]" if raw.startswith("[") else raw.rsplit(":", 1)[0]
+        if self.hosts is not None and host not in self.hosts:
+            await JSONResponse({"error": f"this memlane view does not answer to host {host!r}"}, 421)(
+                scope, receive, send_with_headers
+            )
+            return
+        if self.token is None:
+            await self.app(scope, receive, send_with_headers)
+            return
         given = request.query_params.get("token")
         if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-            target = request.url.path + ("?" + urlencode(rest) if rest else "")
+            target = "/" + request.url.path.lstrip("/") + ("?" + urlencode(rest) if rest else "")
             response: Response = RedirectResponse(target, status_code=303)
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict")
-            await response(scope, receive, send)
+            response.set_cookie(COOKIE, self.cookie, httponly=True, samesite="strict")
+            await response(scope, receive, send_with_headers)
             return
+        header = request.headers.get("authorization", "")
         ok = hmac.compare_digest(header.encode(), f"Bearer {self.token}".encode()) or hmac.compare_digest(
-            request.cookies.get(COOKIE, "").encode(), self.token.encode()
+            request.cookies.get(COOKIE, "").encode(), self.cookie.encode()
         )
         if not ok:
             response = JSONResponse(
@@ -254,9 +294,12 @@ class TokenGate:
                 status_code=401,
                 headers={"www-authenticate": "Bearer"},
             )
-            await response(scope, receive, send)
+            await response(scope, receive, send_with_headers)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, send_with_headers)
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 def serve(
@@ -281,14 +324,14 @@ def serve(
             f"memlane ui serves beyond loopback ({host!r}) only with a token: --token-file FILE, mcp.http.token "
             f"or {TOKEN_ENV}"
         )
-    app = create_app(memory, token=token, edit=edit, warm=True)
+    app = create_app(memory, token=token, edit=edit, warm=True, host=host)
     memory.start()  # the index follows the files while the view is open
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     if open_browser:
         import webbrowser
 
-        threading.Timer(1.0, webbrowser.open, (url + (f"?token={token}" if token else ""),)).start()
+        threading.Timer(1.0, webbrowser.open, (url + ("?" + urlencode({"token": token}) if token else ""),)).start()
     mode = "edit" if edit else "read-only"
     print(f"memlane ui: {url} (agent {memory.agent_id}, {mode}{', token required' if token else ''})", flush=True)
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()

@@ -17,7 +17,6 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
-KIND_LETTER = {"world": "W", "experience": "B", "opinion": "O", "observation": "S"}
 # Blocks a citation highlights: the innermost ones, so a cited bullet lights up, not its whole list.
 # A tight list's paragraphs are not rendered, so its items stand for them.
 _LEAVES = {"paragraph_open", "list_item_open", "heading_open", "fence", "code_block", "tr_open", "hr", "html_block"}

@@ -9,7 +9,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import MemlaneError
+from ..capture.section import BULLET, MARKER
+from ..errors import MemlaneError, PathError
 from ..memory import Memory
 from ..store.facts import StoredFact
 from .render import confidence_chart, fact_kinds, markdown_with_lines
@@ -17,8 +18,6 @@ from .render import confidence_chart, fact_kinds, markdown_with_lines
 _SOURCE = re.compile(r"^(?P<path>.+?)(?:#L(?P<start>\d+)(?:-L(?P<end>\d+))?)?$")
 _DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
 _SESSION = re.compile(r"^## Session (?P<times>\d{2}:\d{2}(?:–\d{2}:\d{2})?)(?:\s*·\s*(?P<title>.*))?$")
-_MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
-_BULLET = re.compile(r"^- [WBOS](?:\([^)\n]{0,20}\))?[\s@:]")
 
 
 def file_href(source: str) -> str:
@@ -157,7 +156,11 @@ def changes(
         day_of(f["day"])["facts"].append(f)
     for path in _daily_logs(mem, since):
         day = _DAILY.match(path).group(1)  # type: ignore[union-attr]
-        for capture in _captures(mem.get(path), path):
+        try:
+            text = mem.get(path)
+        except PathError:  # removed since the index last saw it: its facts go with the next sync
+            continue
+        for capture in _captures(text, path):
             day_of(day)["captures"].append(capture)
     for p in proposals if proposals is not None else mem.beliefs(now=now)["proposals"]:
         latest = max(p["days"]) if p["days"] else None
@@ -190,12 +193,12 @@ def _captures(text: str, path: str) -> list[dict[str, Any]]:
         if line.startswith("## "):
             current = None
         elif current is not None:
-            marker = _MARKER.match(line)
+            marker = MARKER.match(line)
             if marker and current["session"] is None:
                 current["session"] = marker.group("id")
                 current["href"] = file_href(f"{path}#L{current['line']}")
                 found.append(current)
-            elif _BULLET.match(line):
+            elif BULLET.match(line):
                 current["bullets"] += 1
     return found
 

@@ -219,6 +219,13 @@ class PostgresFacts:
         )
         return {norm: (name, int(n)) for norm, name, n in rows}
 
+    def latest_since(self, day: str, limit: int) -> list[int]:
+        rows = self._rows(
+            f"SELECT seq FROM {self._t('facts')} WHERE agent = %s AND day >= %s ORDER BY day DESC, seq DESC LIMIT %s",
+            (self._agent, day, limit),
+        )
+        return [r[0] for r in rows]
+
     def last_days(self) -> dict[str, str]:
         rows = self._rows(
             f"SELECT m.norm, max(f.day) FROM {self._t('fact_mentions')} m JOIN {self._t('facts')} f "
