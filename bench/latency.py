@@ -321,19 +321,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
-    """p50/p95 of mem.recall end to end (query embedding by the real model) on ~facts_target real facts."""
-    if not locomo_data.available():
-        print("recall row skipped: ../shared/bench/locomo is not there")
-        return None
+def retain_copies(work: Path, ws: Path, facts_target: int) -> list[str]:
+    """Write LoCoMo's daily logs with their Retain bullets into ``ws/memory``, year after year until they hold
+    about ``facts_target`` facts; LoCoMo's recall questions, each once."""
     src = locomo_data.workspaces(work / "locomo-retain")
     logs = sorted(src.glob("*/memory/*.md"))
     per_copy = sum(p.read_text().count("\n- W @") for p in logs)
     copies = max(1, -(-facts_target // per_copy))
-    ws = work / f"ws-recall-{facts_target}"
-    if ws.exists():
-        shutil.rmtree(ws)
-    (ws / "memory").mkdir(parents=True)
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
     for c in range(copies):
         for p in logs:
             day = p.stem
@@ -341,7 +336,19 @@ def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
     questions = []
     for f in sorted(src.glob("*/recall_queries.jsonl")):
         questions += [json.loads(x)["question"] for x in f.read_text().splitlines() if x.strip()]
-    asked = list(dict.fromkeys(questions))[::7][:200]
+    return list(dict.fromkeys(questions))
+
+
+def recall_latency(work: Path, facts_target: int) -> dict[str, float] | None:
+    """p50/p95 of mem.recall end to end (query embedding by the real model) on ~facts_target real facts."""
+    if not locomo_data.available():
+        print("recall row skipped: ../shared/bench/locomo is not there")
+        return None
+    ws = work / f"ws-recall-{facts_target}"
+    if ws.exists():
+        shutil.rmtree(ws)
+    questions = retain_copies(work, ws, facts_target)
+    asked = questions[::7][:200]
     store = work / f"idx-recall-{facts_target}.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(str(store) + suffix).unlink(missing_ok=True)

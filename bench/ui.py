@@ -28,29 +28,18 @@ from starlette.testclient import TestClient
 
 import locomo_data
 import memlane
-from latency import BenchEmbedder, make_workspace
+from latency import BenchEmbedder, make_workspace, retain_copies
 from memlane.ui import create_app
 
 
 def build(work: Path, facts_target: int, chunks_target: int) -> tuple[Path, list[str]]:
-    src = locomo_data.workspaces(work / "locomo-retain")
-    logs = sorted(src.glob("*/memory/*.md"))
-    per_copy = sum(p.read_text().count("\n- W @") for p in logs)
-    copies = max(1, -(-facts_target // per_copy))
     ws = work / f"ws-ui-{facts_target}-{chunks_target}"
     if ws.exists():
         shutil.rmtree(ws)
     filler = work / "filler"
     make_workspace(filler, chunks_target)
     shutil.copytree(filler / "memory", ws / "memory" / "notes")
-    for c in range(copies):
-        for p in logs:
-            day = p.stem
-            (ws / "memory" / f"{int(day[:4]) - c}{day[4:]}-{p.parent.parent.name}.md").write_text(p.read_text())
-    questions = []
-    for f in sorted(src.glob("*/recall_queries.jsonl")):
-        questions += [json.loads(x)["question"] for x in f.read_text().splitlines() if x.strip()]
-    return ws, list(dict.fromkeys(questions))
+    return ws, retain_copies(work, ws, facts_target)
 
 
 def timed(client: TestClient, url: str) -> float:

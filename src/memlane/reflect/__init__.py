@@ -113,12 +113,7 @@ def plan(
     report = ReflectReport(since.isoformat() if since is not None else "the first fact")
     first_day = since.isoformat() if since is not None else ""
     sim = Similarity(facts, vectors)
-    entity_of: dict[str, Entity] = {}
-    for f in facts:
-        for norm, _ in f.mentions:
-            ent = directory.of_norm(norm)
-            if ent is not None:
-                entity_of[norm] = ent
+    entity_of = _entities_of(facts, directory)
     names = {norm: e.name for norm, e in entity_of.items()}
 
     # Entity pages: every entity with a fact since `since`.
@@ -220,12 +215,7 @@ def beliefs(
     """What reflect would write about beliefs, by the same rule, without writing: every opinion with its
     confidence path step by step (each step the evidence that moved it), and the proposals for MEMORY.md."""
     sim = Similarity(facts, vectors)
-    names: dict[str, str] = {}
-    for f in facts:
-        for norm, _ in f.mentions:
-            ent = directory.of_norm(norm)
-            if ent is not None:
-                names[norm] = ent.name
+    names = {norm: e.name for norm, e in _entities_of(facts, directory).items()}
     out = []
     for op in build_opinions(facts, names, sim):
         item = _opinion_dict(op, op.trend(today, settings.stale_days, settings.trend_days))
@@ -240,6 +230,17 @@ def beliefs(
         for g in _proposals(workspace, facts, sim, settings, today)
     ]
     return {"opinions": out, "proposals": proposals}
+
+
+def _entities_of(facts: Sequence[StoredFact], directory: EntityDirectory) -> dict[str, Entity]:
+    """The entity each mention of ``facts`` resolves to (mentions no entity claims are left out)."""
+    out: dict[str, Entity] = {}
+    for f in facts:
+        for norm, _ in f.mentions:
+            ent = directory.of_norm(norm)
+            if ent is not None:
+                out[norm] = ent
+    return out
 
 
 def _opinion_dict(op: Opinion, trend: str) -> dict[str, Any]:
