@@ -76,7 +76,7 @@ def main() -> None:
         status = mem.status()
         took = time.perf_counter() - t
         print(f"index: {status['facts']['facts']} facts, {status['chunks']} chunks, built in {took:.0f} s")
-        client = TestClient(create_app(mem))
+        client = TestClient(create_app(mem), base_url="http://127.0.0.1:8766")
         timed(client, "/?q=warm+up")  # the query model's first load is not a page's time
         rows = []
         asked = rng.sample(questions, min(args.repeat, len(questions)))

@@ -70,8 +70,8 @@ def create_app(
 ) -> Starlette:
     """The web view of ``memory``. ``token``: required of every request (header ``Authorization: Bearer``,
     ``?token=`` once, or the cookie that sets); ``edit``: allow the file view's replace form (refused unless
-    the workspace is ``rw``); ``warm``: compute the beliefs in the background now, so the first visit of that
-    page does not wait for them."""
+    the workspace is ``rw``); ``warm``: compute the beliefs and doctor's checks in the background now, so the
+    first visit of those pages does not wait for them."""
     if edit and memory.config.workspace_access != "rw":
         raise MemlaneError(
             f"memlane ui --edit needs a writable workspace; this one is {memory.config.workspace_access!r} "
@@ -86,12 +86,15 @@ def create_app(
         today = dt.date.today()
         return dict(cache.get((memory.store.generation(), today), lambda: views.beliefs(memory)))
 
-    def health_now(request: Request) -> dict[str, Any]:
-        """doctor's checks are kept for the index's generation and at most a minute (``?recheck=1``: now)."""
+    def checks_now(again: bool = False) -> list[dict[str, Any]]:
+        """doctor's checks, kept for the index's generation and at most a minute (``again``: run them now)."""
         key: tuple[Any, ...] = (memory.store.generation(), int(time.time() // DOCTOR_SECONDS))
-        if q(request, "recheck"):
+        if again:
             key += (time.monotonic(),)
-        return views.health(memory, checks=checked.get(key, lambda: views.doctor(memory)))
+        return list(checked.get(key, lambda: views.doctor(memory)))
+
+    def health_now(request: Request) -> dict[str, Any]:
+        return views.health(memory, checks=checks_now(bool(q(request, "recheck"))))
 
     def page(name: str, request: Request, status: int = 200, **data: Any) -> HTMLResponse:
         body = env.get_template(f"{name}.html").render(
@@ -216,7 +219,8 @@ def create_app(
     ]
     app = Starlette(routes=routes)
     if warm:
-        threading.Thread(target=_quietly(beliefs_now), name="memlane-ui-warm", daemon=True).start()
+        warm_up = _quietly(lambda: (beliefs_now(), checks_now()))
+        threading.Thread(target=warm_up, name="memlane-ui-warm", daemon=True).start()
     return Guard(app, token, None if host not in LOOPBACK_NAMES else LOOPBACK_NAMES)  # type: ignore[return-value]
 
 
