@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/embed.py
     /path/to/venv-with-torch/bin/python bench/embed.py     # also times sentence-transformers in the same run
+    .venv/bin/python bench/embed.py --workspace DIR [--files 40]   # inside a real sync of DIR (issue 29)
 
 Throughput is in wordpieces per second (what the model computes on; [CLS]/[SEP] included,
 truncation at 256 applied) on two texts: full chunks of real conversation (LongMemEval's
@@ -9,6 +10,12 @@ haystack sessions chunked the way sync chunks them, ~250 wordpieces each) and 25
 chunk-like texts (60-180 words). Both variants of the bundled model run in the same process:
 ``fp32`` (the graph as shipped) and ``int8`` (the prepared graph, the default), with their
 cosine to each other on the real chunks. Prints numbers; asserts nothing.
+
+``--workspace DIR`` measures instead what a first index of DIR meets: a real ``sync`` of a copy of DIR (its
+first ``--files`` memory files in path order, all with 0) into a new index, through the public API with the
+real int8 model, every call the sync makes to the model recorded: texts/s and wordpieces/s of the sync, the
+share of its time inside the model, the wordpieces per text (the distribution the model is called on, and
+what that costs against the isolated figure), and the ETA the progress callback would have shown along the way.
 """
 
 from __future__ import annotations
@@ -109,7 +116,93 @@ def wordpieces_per_s(emb: object, data: list[str]) -> tuple[float, np.ndarray]:
     return wordpieces / (time.perf_counter() - t), vecs
 
 
+class Recording:
+    """The real provider, each ``embed_batch`` call recorded: (texts, wordpieces run, seconds)."""
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+        self.calls: list[tuple[int, int, float]] = []
+        self.lengths: list[int] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        pieces = [min(n + 2, 256) for n in self.real.count_tokens(texts)]  # type: ignore[attr-defined]
+        t = time.perf_counter()
+        out = self.real.embed_batch(texts)  # type: ignore[attr-defined]
+        self.calls.append((len(texts), sum(pieces), time.perf_counter() - t))
+        self.lengths += pieces
+        return np.asarray(out)
+
+
+def in_sync(workspace: Path, files: int) -> None:
+    """A first index of (part of) ``workspace`` with the real model, measured from inside (see the docstring)."""
+    import shutil
+
+    import memlane
+    from memlane.embeddings.local import LocalEmbedder
+    from memlane.index.workspace import list_memory_files
+
+    found = list_memory_files(workspace)
+    chosen = found[:files] if files else found
+    work = Path(tempfile.mkdtemp(prefix="memlane-bench-sync-"))
+    for f in chosen:
+        (work / "ws" / f.path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f.abs, work / "ws" / f.path)
+    emb = LocalEmbedder(cache_dir=str(work / "models"))
+    emb.embed_query("warm up: load the graph before the clock starts")
+    rec = Recording(emb)
+    curve: list[tuple[float, int, int]] = []
+    started = time.perf_counter()
+
+    def progress(done: int, todo: int) -> None:
+        curve.append((time.perf_counter() - started, done, todo))
+
+    with memlane.open(work / "ws", agent="benchsync", provider=rec, store={"path": str(work / "idx.sqlite")}) as mem:  # type: ignore[arg-type]
+        plan: list[object] = []
+        mem.sync(progress=progress, on_plan=plan.append)
+        wall = time.perf_counter() - started
+        chunks = mem.status()["chunks"]
+    texts = sum(c[0] for c in rec.calls)
+    pieces = sum(c[1] for c in rec.calls)
+    model = sum(c[2] for c in rec.calls)
+    lengths = np.array(rec.lengths)
+    print(f"workspace: {len(chosen)} of {len(found)} files, {chunks} chunks; plan: {plan[0] if plan else '-'}")
+    print(
+        f"sync: {wall:.1f} s for {texts} texts in {len(rec.calls)} model calls: {texts / wall:.1f} texts/s, "
+        f"{pieces / wall:,.0f} wordpieces/s; in the model {model:.1f} s ({model / wall:.0%} of the sync), "
+        f"{pieces / model:,.0f} wordpieces/s there"
+    )
+    pct = np.percentile(lengths, [10, 50, 90, 99]) if len(lengths) else [0, 0, 0, 0]
+    short = float((lengths < 32).mean()) if len(lengths) else 0.0
+    print(
+        f"wordpieces per text: p10 {pct[0]:.0f}, median {pct[1]:.0f}, p90 {pct[2]:.0f}, p99 {pct[3]:.0f}; "
+        f"{short:.0%} of texts under 32 wordpieces, {float((lengths >= 256).mean()):.0%} truncated at 256"
+    )
+    sample = [t for t in real_chunks(emb.count_tokens, 128)]
+    isolated, _ = wordpieces_per_s(emb, sample)
+    print(
+        f"isolated (this script's real chunks, one process, same model): {isolated:,.0f} wordpieces/s; "
+        f"sync/isolated {pieces / wall / isolated:.2f}, in-model/isolated {pieces / model / isolated:.2f}"
+    )
+    for frac in (0.1, 0.25, 0.5, 0.75, 0.9):
+        at = next(((t, d, n) for t, d, n in curve if n and d >= frac * n), None)
+        if at is not None:
+            t, d, n = at
+            print(f"  ETA at {frac:.0%}: {t / d * n - t:.0f} s left (actual {wall - t:.0f} s)")
+
+
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workspace", type=Path, help="measure inside a real sync of this workspace instead")
+    ap.add_argument("--files", type=int, default=0, help="with --workspace: only its first N memory files (0: all)")
+    args = ap.parse_args()
+    if args.workspace is not None:
+        in_sync(args.workspace.expanduser(), args.files)
+        return
     from memlane.embeddings.local import LocalEmbedder
 
     synthetic = texts()
