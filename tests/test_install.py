@@ -63,6 +63,15 @@ def run_cli(*args: str, home: Path, cwd: Path, stdin: str | None = None) -> subp
     )
 
 
+def run_hook(command: object, payload: object, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """A hook command run as its host runs it: split as a shell splits it, the host's JSON on stdin (and
+    ``HOME`` set to ``home`` when given)."""
+    env = {**os.environ, "HOME": str(home)} if home is not None else None
+    return subprocess.run(
+        shlex.split(str(command)), input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=300
+    )
+
+
 @pytest.fixture(autouse=True)
 def _openclaw_in_the_test_home(monkeypatch: pytest.MonkeyPatch) -> None:
     """OpenClaw's file is the one in each test's home folder (conftest points the variable at a missing file)."""
@@ -141,21 +150,16 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
     assert hooks["PreCompact"][0]["hooks"][0]["command"] == capture["command"] and capture["timeout"] >= 60
 
     # The hooks run as Claude Code runs them: the documented JSON on stdin.
-    started = subprocess.run(
-        shlex.split(start),
-        input=json.dumps(
-            {
-                "session_id": "abc123",
-                "transcript_path": str(home / "t.jsonl"),
-                "cwd": str(project),
-                "hook_event_name": "SessionStart",
-                "source": "startup",
-            }
-        ),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "HOME": str(home)},
+    started = run_hook(
+        start,
+        {
+            "session_id": "abc123",
+            "transcript_path": str(home / "t.jsonl"),
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        },
+        home=home,
     )
     assert started.returncode == 0, started.stderr
     assert "## Core (MEMORY.md)" in started.stdout and "ships on Thursdays" in started.stdout
@@ -169,21 +173,16 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
          "timestamp": "2026-01-06T10:00:05Z", "message": answer},
     ]  # fmt: skip
     transcript.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    ended = subprocess.run(
-        shlex.split(capture["command"]),
-        input=json.dumps(
-            {
-                "session_id": "abc123",
-                "transcript_path": str(transcript),
-                "cwd": str(project),
-                "hook_event_name": "SessionEnd",
-                "reason": "exit",
-            }
-        ),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "HOME": str(home)},
+    ended = run_hook(
+        capture["command"],
+        {
+            "session_id": "abc123",
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+            "hook_event_name": "SessionEnd",
+            "reason": "exit",
+        },
+        home=home,
     )
     assert ended.returncode == 0, ended.stderr
     assert "captured 2 turns" in ended.stdout
@@ -194,26 +193,16 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
         {"transcript_path": None},  # Codex's schema allows null
         {"transcript_path": str(home / "never-written.jsonl"), "hook_event_name": "SessionEnd"},
     ):
-        quiet = subprocess.run(
-            shlex.split(capture["command"]), input=json.dumps(given), capture_output=True, text=True, timeout=300
-        )
+        quiet = run_hook(capture["command"], given)
         assert quiet.returncode == 0 and "nothing to capture" in quiet.stdout and quiet.stderr == "", quiet.stderr
     # a transcript that is there and cannot be read fails without a traceback and without blocking (1, not 2)
     unreadable = home / "folder.jsonl"
     unreadable.mkdir()
-    bad = subprocess.run(
-        shlex.split(capture["command"]),
-        input=json.dumps({"transcript_path": str(unreadable)}),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    bad = run_hook(capture["command"], {"transcript_path": str(unreadable)})
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "folder.jsonl" in bad.stderr
     # wrong wiring still fails: no transcript_path at all, a name no file system takes, a user that is not there
     for given in ({}, {"transcript_path": "x" * 5000 + ".jsonl"}, {"transcript_path": "~nosuchuser9/t.jsonl"}):
-        wrong = subprocess.run(
-            shlex.split(capture["command"]), input=json.dumps(given), capture_output=True, text=True, timeout=300
-        )
+        wrong = run_hook(capture["command"], given)
         assert wrong.returncode == 1 and "Traceback" not in wrong.stderr, (given, wrong.stderr)
 
 
@@ -278,9 +267,7 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
         "permission_mode": "default",
         "source": "startup",
     }
-    started = subprocess.run(
-        shlex.split(start), input=json.dumps(codex_input), capture_output=True, text=True, timeout=300
-    )
+    started = run_hook(start, codex_input)
     assert started.returncode == 0, started.stderr
     answer = json.loads(started.stdout)["hookSpecificOutput"]  # Codex validates SessionStart's JSON answer
     assert answer["hookEventName"] == "SessionStart" and "ships on Thursdays" in answer["additionalContext"]
@@ -332,26 +319,11 @@ def test_cursor_hooks_answer_in_json_and_claude_code_s_stay_quiet_in_cursor(setu
         "is_background_agent": False,
         "composer_mode": "agent",
     }
-    env = {**os.environ, "HOME": str(home)}
-    mine = subprocess.run(
-        shlex.split(str(cursor_start)),
-        input=json.dumps(cursor_input),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    mine = run_hook(str(cursor_start), cursor_input, home=home)
     assert mine.returncode == 0, mine.stderr
     assert "ships on Thursdays" in json.loads(mine.stdout)["additional_context"]
     # Cursor runs Claude Code's SessionStart too: with Cursor's own memlane hook installed, it says nothing
-    theirs = subprocess.run(
-        shlex.split(str(claude_start)),
-        input=json.dumps(cursor_input),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    theirs = run_hook(str(claude_start), cursor_input, home=home)
     assert theirs.returncode == 0 and theirs.stdout == ""
 
 

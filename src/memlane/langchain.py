@@ -40,7 +40,7 @@ class MemlaneRetriever(BaseRetriever):
             Document(
                 page_content=r.snippet,
                 metadata={
-                    "source": f"{r.path}#L{r.start_line}" + (f"-L{r.end_line}" if r.end_line != r.start_line else ""),
+                    "source": r.cite,
                     "origin": r.source,  # memory files or session transcripts
                     "path": r.path,
                     "start_line": r.start_line,

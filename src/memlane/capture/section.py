@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ..errors import MemlaneError
 from ..facts.retain import PROVENANCE, parse_retain
-from ..markdown import Document, parse
+from ..markdown import Document, Heading, parse
 from ..reflect.extract import normalized
 
 MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
@@ -85,14 +85,11 @@ def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
     doc = parse(text)
     lines = list(doc.lines)
     code = doc.in_code()
-    key = session_key(part.session)
-    at = next(
-        (i for i, ln in enumerate(lines) if not code[i] and (m := MARKER.match(ln)) and m.group("id") == key), None
-    )
-    above = [h for h in doc.headings if at is not None and h.line < at]
-    if at is None or not above:
+    at = _marker_line(lines, code, session_key(part.session))
+    span = _span(doc, at) if at is not None else None
+    if at is None or span is None:
         return text, 0
-    end = next((h.line for h in doc.headings if h.line > above[-1].line and h.level <= above[-1].level), len(lines))
+    end = span[1]
     fixes = [(re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE), new) for old, new in part.corrections]
     count = 0
     for i in range(at + 1, end):
@@ -121,9 +118,7 @@ def _merge(text: str, part: SessionPart) -> Merged:
             seen.add(key)
             bullets.append(b)
     key = session_key(part.session)
-    at = next(
-        (i for i, ln in enumerate(lines) if not code[i] and (m := MARKER.match(ln)) and m.group("id") == key), None
-    )
+    at = _marker_line(lines, code, key)
     if at is None:
         if doc.code and not doc.code[-1].closed:
             raise MemlaneError("the daily log ends inside an open code fence; close it before capturing into it")
@@ -142,12 +137,10 @@ def _merge(text: str, part: SessionPart) -> Merged:
         first = len(lines) + len(lead) + 1
         out = lines + lead + block
         return Merged("\n".join(out).rstrip("\n") + "\n", first, len(out) - 1, bullets, digest)
-    # the section the marker belongs to: the heading above it, to the next heading of its level or higher
-    above = [h for h in doc.headings if h.line < at]
-    if not above:
+    span = _span(doc, at)
+    if span is None:
         raise MemlaneError(f"the capture marker on line {at + 1} has no Session heading above it")
-    sec = above[-1]
-    end = next((h.line for h in doc.headings if h.line > sec.line and h.level <= sec.level), len(lines))
+    sec, end = span
     body = "\n".join(lines[sec.end : end])
     digest = _new_lines(part.digest, {normalized(x) for x in body.split("\n")})
     if not bullets and not digest:
@@ -176,6 +169,56 @@ def _merge(text: str, part: SessionPart) -> Merged:
         lines[sec.line] = f"{m.group('lead')}{start}–{stop}{m.group('rest')}"
     added = sum(len(n) for _, n in inserts)
     return Merged("\n".join(lines) + "\n", sec.line + 1, end + added, bullets, digest)
+
+
+def _marker_line(lines: list[str], code: list[bool], key: str) -> int | None:
+    """The 0-based line of session ``key``'s marker (outside code fences), or None."""
+    return next(
+        (i for i, ln in enumerate(lines) if not code[i] and (m := MARKER.match(ln)) and m.group("id") == key), None
+    )
+
+
+def _span(doc: Document, at: int) -> tuple[Heading, int] | None:
+    """The section a marker on line ``at`` belongs to: the heading above it, and the 0-based line where the
+    next heading of its level or higher starts (or the end); None without a heading above."""
+    above = [h for h in doc.headings if h.line < at]
+    if not above:
+        return None
+    sec = above[-1]
+    return sec, next((h.line for h in doc.headings if h.line > sec.line and h.level <= sec.level), len(doc.lines))
+
+
+@dataclass(frozen=True)
+class CapturedSession:
+    """A session section a capture wrote into a daily log, as the log has it now."""
+
+    session: str
+    line: int  # 1-based line of its heading
+    times: str  # "14:02–14:40" (the heading's; "" when a person rewrote it)
+    title: str
+    bullets: int  # Retain bullets in the section
+
+
+def sessions_in(text: str) -> list[CapturedSession]:
+    """Every capture section of a daily log, by the same marker-to-section rule a capture writes with."""
+    doc = parse(text)
+    lines = list(doc.lines)
+    code = doc.in_code()
+    out = []
+    for at, line in enumerate(lines):
+        m = MARKER.match(line) if not code[at] else None
+        span = _span(doc, at) if m else None
+        if m is None or span is None:
+            continue
+        sec, end = span
+        head = _HEADING_TIMES.match(lines[sec.line])
+        times, title = "", sec.text
+        if head:
+            times = head.group("start") + (f"–{head.group('end')}" if head.group("end") else "")
+            title = head.group("rest").lstrip(" ·").strip()
+        bullets = sum(1 for j in range(at + 1, end) if not code[j] and BULLET.match(lines[j]))
+        out.append(CapturedSession(m.group("id"), sec.line + 1, times, title, bullets))
+    return out
 
 
 def _new_lines(digest: list[str], present: set[str]) -> list[str]:

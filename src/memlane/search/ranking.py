@@ -45,6 +45,12 @@ class SearchResult:
     text_score: float | None = None
     agent: str | None = None  # whose memory it is: set when memorySearch.shared brings other agents' hits
 
+    @property
+    def cite(self) -> str:
+        """``path#L12``, or ``path#L12-L14`` for a passage of several lines (as a fact's ``source``)."""
+        lines = f"L{self.start_line}" if self.start_line == self.end_line else f"L{self.start_line}-L{self.end_line}"
+        return f"{self.path}#{lines}"
+
     def to_dict(self) -> dict[str, object]:
         payload: dict[str, object] = {
             "path": self.path,

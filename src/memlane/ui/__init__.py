@@ -28,6 +28,7 @@ from urllib.parse import urlencode, urlparse
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -37,7 +38,7 @@ from ..errors import MemlaneError, PathError
 from ..facts.retain import KIND_LETTERS
 from ..memory import Memory
 from . import views
-from .render import neighbourhood_svg
+from .render import confidence_chart, neighbourhood_svg
 
 COOKIE = "memlane_ui"
 DOCTOR_SECONDS = 60  # the health page's checks are at most this old (an index write renews them at once)
@@ -78,7 +79,15 @@ def create_app(
             "(workspaceAccess)"
         )
     env = Environment(loader=PackageLoader("memlane.ui", "templates"), autoescape=select_autoescape(["html"]))
-    env.globals["kind_letters"] = KIND_LETTERS  # the Retain letters: W world, B experience, O opinion, S observation
+    # what templates draw with: the Retain letters (W world, B experience, O opinion, S observation), the
+    # links to a file's lines and to an entity, and the two SVG pictures
+    env.globals.update(
+        kind_letters=KIND_LETTERS,
+        file_href=views.file_href,
+        entity_href=views.entity_href,
+        confidence_chart=confidence_chart,
+        neighbourhood_svg=neighbourhood_svg,
+    )
     edit_key = secrets.token_urlsafe(24) if edit else None  # the edit form's own key: a cross-site post lacks it
     cache, checked = _Cache(), _Cache()
 
@@ -106,11 +115,9 @@ def create_app(
         """Bad input gets its message, as a page or as JSON; nothing else is caught."""
 
         async def run(request: Request) -> Response:
-            from starlette.concurrency import run_in_threadpool
-
             try:
                 return await run_in_threadpool(handler, request)
-            except (MemlaneError, PathError) as exc:
+            except MemlaneError as exc:  # PathError among them
                 status = 404 if "no entity" in str(exc) or isinstance(exc, PathError) else 400
                 if request.url.path.startswith("/api/"):
                     return JSONResponse({"error": str(exc)}, status_code=status)
@@ -145,21 +152,13 @@ def create_app(
         return page("entities", request, data=views.entities(memory))
 
     def entity_page(request: Request) -> Response:
-        data = views.entity(memory, q(request, "name"))
-        graph = data["graph"]
-        svg = neighbourhood_svg(data["name"], graph["nodes"], graph["edges"], "/entity?name={name}") if graph else ""
-        return page("entity", request, data=data, graph_svg=svg)
+        return page("entity", request, data=views.entity(memory, q(request, "name")))
 
     def beliefs_page(request: Request) -> Response:
         return page("beliefs", request, data=beliefs_now())
 
     def changes_page(request: Request) -> Response:
-        return page(
-            "changes",
-            request,
-            data=views.changes(memory, days(request), proposals=beliefs_now()["proposals"]),
-            request_days=q(request, "days"),
-        )
+        return page("changes", request, data=changes_data(request), request_days=q(request, "days"))
 
     def health_page(request: Request) -> Response:
         data = health_now(request)
@@ -169,13 +168,7 @@ def create_app(
     def api(make: Callable[[Request], Any]) -> Callable[[Request], Response]:
         return lambda request: JSONResponse(make(request))
 
-    def api_beliefs(request: Request) -> dict[str, Any]:
-        data = beliefs_now()
-        return {**data, "opinions": [{k: v for k, v in op.items() if k != "chart"} for op in data["opinions"]]}
-
     async def edit_endpoint(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         if edit_key is None:
             return JSONResponse({"error": "this view is read-only: start it with memlane ui --edit"}, status_code=403)
         if not hmac.compare_digest(request.headers.get("x-memlane-edit", ""), edit_key):
@@ -209,7 +202,7 @@ def create_app(
         Route("/api/file", failing(api(lambda r: views.file(memory, q(r, "path"), q(r, "lines") or None)))),
         Route("/api/entities", failing(api(lambda r: views.entities(memory)))),
         Route("/api/entity", failing(api(lambda r: views.entity(memory, q(r, "name"))))),
-        Route("/api/beliefs", failing(api(api_beliefs))),
+        Route("/api/beliefs", failing(api(lambda r: beliefs_now()))),
         Route(
             "/api/changes", failing(api(lambda r: views.changes(memory, days(r), proposals=beliefs_now()["proposals"])))
         ),

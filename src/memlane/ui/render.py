@@ -10,10 +10,9 @@ is a Retain bullet carries its kind.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
-from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
@@ -92,11 +91,11 @@ def neighbourhood_svg(
     center: str,
     nodes: Iterable[Mapping[str, Any]],
     edges: Iterable[Mapping[str, Any]],
-    href: str,
+    href: Callable[[str], str],
     size: int = 560,
 ) -> str:
     """The entity in the middle, depth-1 neighbours on an inner ring and depth-2 ones on an outer ring, each
-    a link (``href`` with ``{name}``) to its page; edges labelled with their relation."""
+    a link (``href(name)``) to its page; edges labelled with their relation."""
     mid = size / 2
     rings: dict[int, list[str]] = {}
     for node in nodes:
@@ -123,7 +122,7 @@ def neighbourhood_svg(
         out.append(f"{escape(str(e['predicate']))}</text>")
     for name, (px, py) in pos.items():
         big = name == center
-        link = escape(href.format(name=_quote(name)))
+        link = escape(href(name))
         out.append(f'<a href="{link}" class="node{" center" if big else ""}" data-entity="{escape(name)}">')
         out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{16 if big else 11}"/>')
         out.append(
@@ -131,10 +130,6 @@ def neighbourhood_svg(
         )
     out.append("</svg>")
     return "".join(out)
-
-
-def _quote(value: str) -> str:
-    return quote(value, safe="")
 
 
 def fact_kinds(facts: Iterable[Any]) -> dict[int, str]:

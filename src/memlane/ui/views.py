@@ -4,20 +4,20 @@ ranking of its own. The HTML pages and the ``/api/*`` endpoints both render thes
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 from urllib.parse import quote
 
-from ..capture.section import BULLET, MARKER
+from ..capture.section import sessions_in
 from ..errors import MemlaneError, PathError
 from ..memory import Memory
 from ..store.facts import StoredFact
-from .render import confidence_chart, fact_kinds, markdown_with_lines
+from .render import fact_kinds, markdown_with_lines
 
 _SOURCE = re.compile(r"^(?P<path>.+?)(?:#L(?P<start>\d+)(?:-L(?P<end>\d+))?)?$")
 _DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
-_SESSION = re.compile(r"^## Session (?P<times>\d{2}:\d{2}(?:–\d{2}:\d{2})?)(?:\s*·\s*(?P<title>.*))?$")
 
 
 def file_href(source: str) -> str:
@@ -44,9 +44,7 @@ def search(mem: Memory, query: str) -> dict[str, Any]:
         item["signals"] = {
             k: round(v, 4) for k, v in (("vector", r.vector_score), ("keyword", r.text_score)) if v is not None
         }
-        lines = f"L{r.start_line}" if r.start_line == r.end_line else f"L{r.start_line}-L{r.end_line}"
-        cite = f"{r.path}#{lines}"
-        item["cite"], item["href"] = cite, file_href(cite)
+        item["cite"], item["href"] = r.cite, file_href(r.cite)
         results.append(item)
     rec = mem.recall(query, k=10, explain=True)
     facts = []
@@ -132,7 +130,6 @@ def beliefs(mem: Memory, now: dt.datetime | None = None) -> dict[str, Any]:
     data = mem.beliefs(now=now)
     for op in data["opinions"]:
         op["href"] = file_href(op["source"])
-        op["chart"] = confidence_chart(op["steps"])
         for s in op["steps"]:
             s["href"] = file_href(s["source"]) if s.get("source") else None
     return data
@@ -176,31 +173,7 @@ def _daily_logs(mem: Memory, since: dt.date) -> list[str]:
 
 def _captures(text: str, path: str) -> list[dict[str, Any]]:
     """The capture sessions of one daily log: their heading, session id, line and bullet count."""
-    found: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    for n, line in enumerate(text.splitlines(), start=1):
-        heading = _SESSION.match(line)
-        if heading:
-            current = {
-                "title": heading.group("title") or "",
-                "times": heading.group("times"),
-                "line": n,
-                "session": None,
-                "bullets": 0,
-                "path": path,
-            }
-            continue
-        if line.startswith("## "):
-            current = None
-        elif current is not None:
-            marker = MARKER.match(line)
-            if marker and current["session"] is None:
-                current["session"] = marker.group("id")
-                current["href"] = file_href(f"{path}#L{current['line']}")
-                found.append(current)
-            elif BULLET.match(line):
-                current["bullets"] += 1
-    return found
+    return [{**dataclasses.asdict(c), "path": path, "href": file_href(f"{path}#L{c.line}")} for c in sessions_in(text)]
 
 
 def health(mem: Memory, checks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
