@@ -219,3 +219,25 @@ def test_a_pure_paraphrase_survives_the_default_min_score(tmp_path: Path) -> Non
             top = resp.results[0]
             assert top.path == expected and top.text_score == 0.0 and top.score == pytest.approx(top.vector_score)
             assert 0.35 < top.score < 0.5  # in the band only the cosine-alone rule keeps
+
+
+def test_a_batch_runs_on_one_session_per_core_with_each_text_its_own_vector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two single-threaded sessions share a batch's calls (DESIGN.md §38); a text's vector is the one it gets alone."""
+    texts = [
+        f"{'a much longer note about the quarterly plan ' * (i % 7)}item {i}: we moved the db to host {i}"
+        for i in range(24)
+    ]
+    pair = LocalEmbedder(threads=2)
+    used: list[int] = []
+    run = pair._run
+
+    def recording(batch: list[str], session: object) -> np.ndarray:
+        used.append(id(session))
+        return run(batch, session)
+
+    monkeypatch.setattr(pair, "_run", recording)
+    got = pair.embed_batch(texts)
+    assert len(used) == len(texts) and len(set(used)) == 2  # one text per call, both sessions took calls
+    single = LocalEmbedder(threads=1)  # one session, no pool: the batch runs inline
+    alone = np.stack([single.embed_batch([t])[0] for t in texts[:4]] + [pair.embed_query(t) for t in texts[4:]])
+    np.testing.assert_allclose(got, alone, atol=1e-5)  # every vector in its text's row

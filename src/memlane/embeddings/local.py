@@ -19,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -37,8 +39,13 @@ _BUNDLED_TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 # Sorting by length and batching a few texts keeps padding low: 8 measured best for fp32 (docs/DESIGN.md).
 BATCH_SIZE = 8
 # The int8 graph quantises activations with one scale per call, so batch-mates would nudge each other's
-# vectors; one text per call keeps a text's vector its own, and measured as fast (no padding at all).
+# vectors; one text per call keeps a text's vector its own, and measured as fast (no padding at all; batches
+# of 8 by length: x1.00, cosine to one per call down to 0.968; docs/DESIGN.md §38).
 INT8_BATCH_SIZE = 1
+# A batch runs on this many single-threaded sessions at once (one per core, at most), each taking the next
+# call from one queue: 1.28x one session of two threads on a first index's texts, 1.87x beside another
+# CPU-bound process (whose core a lock-step pair waits for at every operator). docs/DESIGN.md §38.
+MAX_WORKERS = 4
 
 
 def _bundled_onnx() -> Path:
@@ -124,7 +131,9 @@ class LocalEmbedder:
             identity += f":{PREPARE_VERSION}"
         self._fingerprint = hashlib.sha256(identity.encode()).hexdigest()[:16]
         self._threads = threads
-        self._session: Any = None
+        self._workers = max(1, min(threads or os.cpu_count() or 1, MAX_WORKERS))
+        self._sessions: list[Any] = []
+        self._pool: ThreadPoolExecutor | None = None
         self._query_session: Any = None
         self._inputs: set[str] = set()
         self._lock = threading.Lock()
@@ -139,32 +148,44 @@ class LocalEmbedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        encs = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # encode_batch_fast: no character offsets, which counting never reads (1.4x on a first index's texts,
+        # where counting took a third of the time before the first commit; docs/DESIGN.md §38)
+        encs = self._tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encs]
 
     # -- vectors
-    def _ensure_session(self, query: bool = False) -> Any:
-        """The session for batches, or (``query``) the one for single queries, loaded on first use.
+    def _new_session(self, threads: int, spin: bool) -> Any:
+        import onnxruntime as ort
 
-        onnxruntime's worker threads spin for a while after each run, which suits a batch (throughput
-        +13% on real chunks) but not a search: after a query's embedding the spinning threads held both
-        cores while the FTS query ran, and real-text search p50 went from 28 to 36 ms (docs/DESIGN.md §15).
-        So queries get a session of their own that sleeps at once."""
-        name = "_query_session" if query else "_session"
-        if getattr(self, name) is None:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.log_severity_level = 3
+        if not spin:
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = self._load(ort, opts)
+        self._inputs = {i.name for i in session.get_inputs()}
+        return session
+
+    def _query(self) -> Any:
+        """The session for single queries, loaded on first use: all cores on one text, threads that sleep at
+        once. onnxruntime's worker threads otherwise spin for a while after each run, and after a query's
+        embedding they held both cores while the FTS query ran (real-text p50 28 -> 36 ms, docs/DESIGN.md §15)."""
+        if self._query_session is None:
             with self._lock:
-                if getattr(self, name) is None:
-                    import onnxruntime as ort
+                if self._query_session is None:
+                    threads = self._threads or min(os.cpu_count() or 1, 8)
+                    self._query_session = self._new_session(threads, spin=False)
+        return self._query_session
 
-                    opts = ort.SessionOptions()
-                    opts.intra_op_num_threads = self._threads or min(os.cpu_count() or 1, 8)
-                    opts.log_severity_level = 3
-                    if query:
-                        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                    session = self._load(ort, opts)
-                    self._inputs = {i.name for i in session.get_inputs()}
-                    setattr(self, name, session)
-        return getattr(self, name)
+    def _batch_sessions(self) -> list[Any]:
+        """The sessions for batches, loaded on first use: ``self._workers`` of them, one thread each."""
+        if not self._sessions:
+            with self._lock:
+                if not self._sessions:
+                    self._sessions = [self._new_session(1, spin=True) for _ in range(self._workers)]
+                    if self._workers > 1:
+                        self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="memlane-embed")
+        return self._sessions
 
     def _load(self, ort: Any, opts: Any) -> Any:
         """An InferenceSession of the shipped graph, or of the prepared int8 one. A prepared graph that does
@@ -178,10 +199,9 @@ class LocalEmbedder:
         return _session(ort, opts, prepared_graph(self._onnx, self._cache_dir))
 
     def _probe_dims(self) -> int:
-        return int(self._run(["dimension probe"]).shape[1])
+        return int(self._run(["dimension probe"], self._query()).shape[1])
 
-    def _run(self, texts: list[str], query: bool = False) -> Vectors:
-        session = self._ensure_session(query)
+    def _run(self, texts: list[str], session: Any) -> Vectors:
         encs = self._encoder.encode_batch(texts)
         width = max(len(e.ids) for e in encs)
         ids = np.zeros((len(encs), width), dtype=np.int64)
@@ -204,16 +224,33 @@ class LocalEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         result = np.zeros((len(texts), self.dims), dtype=np.float32)
         step = INT8_BATCH_SIZE if self.variant == "int8" else BATCH_SIZE
-        for i in range(0, len(order), step):
-            idx = order[i : i + step]
-            result[idx] = self._run([texts[j] for j in idx])
+        calls = [order[i : i + step] for i in range(0, len(order), step)]
+        sessions = self._batch_sessions()
+        if self._pool is None or len(calls) == 1:
+            for idx in calls:
+                result[idx] = self._run([texts[j] for j in idx], sessions[0])
+            return result
+        todo: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
+        for idx in reversed(calls):  # longest first: the last calls, the short ones, even out the finish
+            todo.put(idx)
+
+        def drain(session: Any) -> None:
+            while True:
+                try:
+                    idx = todo.get_nowait()
+                except queue.Empty:
+                    return
+                result[idx] = self._run([texts[j] for j in idx], session)
+
+        for done in [self._pool.submit(drain, session) for session in sessions]:
+            done.result()  # onnxruntime frees the GIL while it runs: the sessions compute side by side
         return result
 
     def embed_query(self, text: str) -> Vectors:
         return self._queries(text)
 
     def _embed_one(self, text: str) -> Vectors:
-        vec: Vectors = self._run([text], query=True)[0]
+        vec: Vectors = self._run([text], self._query())[0]
         return vec
 
 
