@@ -27,6 +27,7 @@ from ..search.live import LiveVectors, SearchVectors
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store
 from .batching import BatchRun
+from .first import FirstIndex
 from .sessions import list_sessions, sync_sessions
 from .sync import (
     PlanHook,
@@ -59,7 +60,7 @@ class IndexKeeper:
         self._fact_vectors = LiveVectors("facts")
         self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
         # (generation, indexed fingerprint, file states): re-read only after a write
-        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]]] | None = None
+        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None] | None = None
         self._batch_polled = 0.0
         self._sessions_seen: dict[str, tuple[int, int]] = {}  # transcript -> (mtime, size) last handed to a sync
 
@@ -139,7 +140,7 @@ class IndexKeeper:
             provider = self.choice.provider
             switched = make_fallback(self.config, provider.provider_id, str(exc)) if provider else None
             if switched is None or switched.provider is None or self.choice.fallback is not None:
-                raise ProviderError(f"indexing stopped, the previous index is unchanged: {exc}") from None
+                raise ProviderError(f"indexing stopped, {self._left_as()}: {exc}") from None
             with self.lock:
                 close_provider(provider)
                 self._choice = switched
@@ -149,13 +150,21 @@ class IndexKeeper:
                 report = self._sync_once(force, progress, on_plan)
             except ProviderError as exc2:
                 raise ProviderError(
-                    f"indexing stopped, the previous index is unchanged: {exc}; "
+                    f"indexing stopped, {self._left_as()}: {exc}; "
                     f"fallback {switched.provider.provider_id!r} failed too: {exc2}"
                 ) from None
             report.notes.append(f"switched to fallback provider after: {exc}")
         if self.store.recovered:
             report.notes.append(self.store.recovered)
         return report
+
+    def _left_as(self) -> str:
+        """What a failed sync left: the index as it was, or a first index searchable by keywords (first.py)."""
+        first = FirstIndex.read(self.store.meta())
+        if first is None:
+            return "the previous index is unchanged"
+        done = f"{first.done:,} of {first.todo:,} texts embedded"
+        return f"the index is searchable by keywords with {done}; the next sync goes on"
 
     def _sync_once(self, force: bool, progress: Progress | None, on_plan: PlanHook | None) -> SyncReport:
         provider = self.choice.provider
@@ -180,15 +189,20 @@ class IndexKeeper:
     # -- freshness
     def is_dirty(self) -> bool:
         """True when the index is missing, built for other settings, or behind the files on disk."""
+        _, fingerprint, states, first = self._indexed_now()
+        if files_differ(fingerprint, states, self.workspace, self.fingerprint(), self.settings.extra_paths):
+            return True
+        return (first is not None and not first.running) or self._batch_due()  # an interrupted first index
+
+    def _indexed_now(self) -> tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]:
+        """(generation, fingerprint, memory files' states, first-index marker) of the index, read again only
+        after a write."""
         gen = self.store.generation()
         if self._indexed is None or self._indexed[0] != gen:
+            meta = self.store.meta()
             states = {p: (s.mtime, s.size) for p, s in self.store.file_states().items() if s.source == "memory"}
-            self._indexed = (gen, self.store.meta().get("fingerprint"), states)
-        if files_differ(
-            self._indexed[1], self._indexed[2], self.workspace, self.fingerprint(), self.settings.extra_paths
-        ):
-            return True
-        return self._batch_due()
+            self._indexed = (gen, meta.get("fingerprint"), states, FirstIndex.read(meta))
+        return self._indexed
 
     def _sessions_changed(self) -> bool:
         """A transcript changed since it was last handed to a sync (cheap: one stat per transcript)."""
@@ -238,6 +252,9 @@ class IndexKeeper:
         elif on_search and self._sessions_changed():
             # transcripts grow with every message and are indexed in deltas: refresh, but not "stale"
             refresh()
+        first = self._indexed_now()[3]
+        if first is not None:
+            notes.append(first.note())
         return notes, stale
 
     # -- the live index in memory

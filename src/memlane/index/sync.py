@@ -5,8 +5,10 @@ whose content hash changed, and embeds only chunk texts with no vector in the ca
 When the fingerprint (provider, model, endpoint, chunking, workspace) changes, the whole
 index is rebuilt; vectors are computed first (each batch committed to the cache, so a
 killed run does not pay twice) and the swap is one transaction, so until it commits the
-previous index stays complete and searchable. A pass bigger than ``STREAM_CHUNKS`` chunks
-reads its files again for each step instead of holding every row, so its memory is bounded.
+previous index stays complete and searchable. A first index (no previous one) of ``EARLY_TEXTS`` texts or
+more commits its rows first instead and is searchable by keywords while its vectors arrive (first.py). A pass
+bigger than ``STREAM_CHUNKS`` chunks reads its files again for each step instead of holding every row, so its
+memory is bounded.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from ..search.keywords import cjk_terms
 from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from .batching import BatchRun, collect_jobs, run_batches
 from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
+from .first import EARLY_TEXTS, FirstIndex, Showing, cleared
 from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
 from .workspace import FileInfo, differs_from, list_memory_files
 
@@ -47,7 +50,7 @@ EMBED_BATCH = 64  # texts per provider call and per cache commit
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
 TRIM_AFTER_CHUNKS = 5_000  # a sync that wrote this many chunks hands its freed heap back (release_freed_memory)
-STREAM_CHUNKS = 20_000  # chunks of changed files held at once; a bigger sync reads its files again per step
+STREAM_CHUNKS = 50_000  # chunks of changed files held at once; a bigger sync reads its files again per step
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 
@@ -373,12 +376,21 @@ def _sync_pass(
     fingerprint = index_fingerprint(provider, plan, workspace, predicates)
     fp_json = fingerprint_json(fingerprint)
     meta = store.meta()
+    first = FirstIndex.read(meta)
+    if first is not None and first.running and not force:
+        report.notes.append(
+            f"another sync (process {first.pid}) is embedding the first index ({first.done:,} of {first.todo:,} "
+            "texts): this one leaves it be"
+        )
+        return report
     if force:
         report.full_reindex, report.reason = True, "forced"
     elif "fingerprint" not in meta:
         report.full_reindex, report.reason = True, "new index"
     elif meta["fingerprint"] != fp_json:
         report.full_reindex, report.reason = True, _changed_keys(meta["fingerprint"], fingerprint)
+    elif first is not None:
+        report.full_reindex, report.reason = True, "the first index was interrupted"
 
     known = {} if report.full_reindex else {p: s for p, s in store.file_states().items() if s.source == "memory"}
     files = list_memory_files(workspace, extra_paths)
@@ -412,15 +424,9 @@ def _sync_pass(
     history_moved = (at[0] if at else "") != meta.get("git_head", "") or (report.full_reindex and at is not None)
 
     key = embedding_key(provider) if provider else None
-    if provider is not None and key is not None:
-        pending: set[str] = set()
-        # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
-        if isinstance(provider, BatchProvider) and batch is not None:
-            pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
-        if changed:
-            _embed_missing(store, provider, key, changed, pending, report, progress, batch, price, on_plan)
 
-    if changed or removed or touched or report.full_reindex or history_moved:
+    def commit_rows(extra_meta: dict[str, str]) -> None:
+        """Write the pass's rows, facts and meta (with ``extra_meta``) in one transaction."""
         facts_changed = False
         subjects: set[str] | None = None if report.full_reindex else set()  # whose relations to settle again
         with store.write():
@@ -477,6 +483,7 @@ def _sync_pass(
                     "provider_key": str(fingerprint["providerKey"]),
                     "dims": str(fingerprint["dims"]),
                     "indexed_at": str(int(time.time())),
+                    **extra_meta,
                 }
             )
             # Pruning scans the whole cache: run it only once enough new vectors arrived to matter.
@@ -490,6 +497,39 @@ def _sync_pass(
             only = None if report.full_reindex else {item.info.path for item in changed.files}
             names = [(n.norm, n.slug, n.path, n.how) for n in store.facts.entity_names()]
             report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, only))
+
+    # A first index of many texts commits its rows before it embeds (first.py): searchable at once.
+    first_index = report.full_reindex and (report.reason == "new index" or first is not None)
+    showing: Showing | None = None
+
+    def rows_first(todo: int) -> Showing | None:
+        nonlocal showing
+        if first_index and todo >= EARLY_TEXTS:
+            marker = FirstIndex.start(todo)
+            commit_rows(marker.to_meta())
+            showing = Showing(marker)
+        return showing
+
+    if provider is not None and key is not None:
+        pending: set[str] = set()
+        # Jobs an earlier (maybe killed) sync started: collect them before embedding anything again.
+        if isinstance(provider, BatchProvider) and batch is not None:
+            pending = collect_jobs(store, provider, key, batch, report, wait=batch.settings.wait)
+        if changed:
+            try:
+                _embed_missing(
+                    store, provider, key, changed, pending, report, progress, batch, price, on_plan, rows_first
+                )
+            except BaseException:
+                if showing is not None:  # the next sync goes on from what the cache holds
+                    with contextlib.suppress(Exception), store.write():
+                        store.set_meta(showing.marker.stopped().to_meta())
+                raise
+    if showing is not None:
+        with store.write():  # the last vectors shown, the marker gone
+            store.set_meta(cleared())
+    elif changed or removed or touched or report.full_reindex or history_moved:
+        commit_rows(cleared() if first is not None else {})
     return report
 
 
@@ -528,9 +568,11 @@ def _embed_missing(
     batch: BatchRun | None,
     price: Price | None,
     on_plan: PlanHook | None,
+    rows_first: Callable[[int], Showing | None] | None = None,
 ) -> None:
     """Plan (what is missing and its tokens, told to ``on_plan``), then embed it into the cache, group by
-    group."""
+    group. ``rows_first``, told how many texts the plan holds, may commit the rows before any is embedded and
+    answer how the vectors are then shown as they arrive: the chunks' own first, then their keys."""
     # A text missing in two groups is counted once: by the first 64 bits of its hash, in arrays, not a set.
     prefixes: list[npt.NDArray[np.uint64]] = []
     token_counts: list[npt.NDArray[np.int64]] = []
@@ -563,6 +605,7 @@ def _embed_missing(
         report.estimated_usd = report.tokens / 1e6 * rate
     if on_plan:
         on_plan(EmbedPlan(provider.provider_id, provider.model, todo, report.tokens, use_batch, report.estimated_usd))
+    showing = rows_first(todo) if rows_first is not None and not use_batch else None
     done = 0
     if progress:
         progress(0, todo)
@@ -573,15 +616,19 @@ def _embed_missing(
         if progress:
             progress(done, todo)
 
-    for group in changed.groups(only_missing=True):
-        texts, missing, _ = _missing_in(store, key, group, pending)
-        if use_batch and missing:
-            assert batch is not None and isinstance(provider, BatchProvider)
-            before = done
-            left = run_batches(store, provider, key, {h: texts[h] for h in missing}, batch, report, step)
-            todo -= len(missing) - (done - before) - len(left)  # submitted, not waited for: a later sync's
-            missing = left
-        embed_into_cache(store, provider, key, missing, texts, report, step)
+    for chunks_only in (True, False) if showing is not None else (False,):
+        for group in changed.groups(only_missing=True):
+            texts, missing, _ = _missing_in(store, key, group, pending)
+            if chunks_only:
+                own = {r.hash for _, prepared in group for r in prepared.rows}
+                missing = [h for h in missing if h in own]
+            if use_batch and missing:
+                assert batch is not None and isinstance(provider, BatchProvider)
+                before = done
+                left = run_batches(store, provider, key, {h: texts[h] for h in missing}, batch, report, step)
+                todo -= len(missing) - (done - before) - len(left)  # submitted, not waited for: a later sync's
+                missing = left
+            embed_into_cache(store, provider, key, missing, texts, report, step, showing)
 
 
 def embed_into_cache(
@@ -592,16 +639,21 @@ def embed_into_cache(
     texts_by_hash: dict[str, str],
     report: SyncReport,
     advance: Callable[[int], None] | None = None,
+    showing: Showing | None = None,
 ) -> None:
     """Embed ``hashes``' texts with ordinary provider calls, each call's vectors committed to the cache
-    (so a killed sync does not pay for them again)."""
+    (so a killed sync does not pay for them again). Readers' view of the index is unchanged by those commits,
+    but for a first index being ``showing`` its vectors: every so often one of them moves the generation."""
     size = getattr(provider, "sync_batch", EMBED_BATCH)
     for i in range(0, len(hashes), size):
         part = hashes[i : i + size]
         vectors = provider.embed_batch([texts_by_hash[h] for h in part])
         _check_vectors(vectors, len(part), provider)
-        with store.write(changes_index=False):  # the cache only: readers' view of the index is unchanged
+        show = showing is not None and (showing.due() or i + size >= len(hashes))
+        with store.write(changes_index=show):
             store.put_vectors(key, dict(zip(part, vectors, strict=True)))
+            if show and showing is not None:
+                store.set_meta(showing.shown(report.embedded + len(part)))
         report.embedded += len(part)
         if advance:
             advance(len(part))

@@ -686,6 +686,11 @@ def status(ctx: click.Context, as_json: bool, deep: bool) -> None:
         f"index      {info['files']} files, {info['chunks']} chunks{keyed}, "
         f"{'dirty' if info['dirty'] else 'up to date'}{'' if info['indexed'] else ' (never built)'}"
     )
+    first = info["firstIndex"]
+    if first is not None:
+        eta = f", about {first['etaSeconds']:,} s left" if first["etaSeconds"] is not None else ""
+        state = "embedding" if first["running"] else "stopped (the next `memlane index` goes on)"
+        click.echo(f"first      index {state}: {first['embedded']:,} of {first['texts']:,} texts{eta}")
     click.echo(f"store      {info['store']['path']} ({info['store']['bytes']:,} bytes)")
     facts = info["facts"]
     click.echo(

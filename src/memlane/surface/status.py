@@ -12,6 +12,7 @@ from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import entity_hints
 from ..index.batching import BatchRun
+from ..index.first import FirstIndex
 from ..index.sync import effective_chunking, embedding_key
 from ..search.ann import save_error
 from ..store import IndexStore, ServerVectorSearch
@@ -54,6 +55,7 @@ def index_status(
         "store": {"driver": store.driver, "path": store.location, "bytes": store.size_bytes()},
         "indexed": "fingerprint" in meta,
         "dirty": dirty,
+        "firstIndex": marker.to_dict() if (marker := FirstIndex.read(meta)) is not None else None,
         "cacheEntries": counts["cache_entries"],
         "cache": {"enabled": settings.cache.enabled, "maxEntries": settings.cache.max_entries},
         "vector": _vector_backend(store, provider is not None),
