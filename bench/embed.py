@@ -3,6 +3,7 @@
     .venv/bin/python bench/embed.py
     /path/to/venv-with-torch/bin/python bench/embed.py     # also times sentence-transformers in the same run
     .venv/bin/python bench/embed.py --workspace DIR [--files 40]   # inside a real sync of DIR (issue 29)
+    .venv/bin/python bench/embed.py --workspace DIR --until-searchable   # how soon a first index answers
 
 Throughput is in wordpieces per second (what the model computes on; [CLS]/[SEP] included,
 truncation at 256 applied) on two texts: full chunks of real conversation (LongMemEval's
@@ -29,6 +30,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+import search_latency  # bench/search_latency.py
 
 ROOT = Path(__file__).resolve().parents[1]
 LME = ROOT.parent / "shared" / "bench" / "longmemeval" / "longmemeval_s_cleaned.subset60.json"
@@ -123,6 +126,7 @@ class Recording:
         self.real = real
         self.calls: list[tuple[int, int, float]] = []
         self.lengths: list[int] = []
+        self.texts: list[str] = []
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.real, name)
@@ -133,6 +137,7 @@ class Recording:
         out = self.real.embed_batch(texts)  # type: ignore[attr-defined]
         self.calls.append((len(texts), sum(pieces), time.perf_counter() - t))
         self.lengths += pieces
+        self.texts += texts
         return np.asarray(out)
 
 
@@ -164,6 +169,11 @@ def in_sync(workspace: Path, files: int) -> None:
         mem.sync(progress=progress, on_plan=plan.append)
         wall = time.perf_counter() - started
         chunks = mem.status()["chunks"]
+        asked = search_latency.questions(workspace)
+        if asked:
+            search_latency.measure(mem, asked, "search in the process that has just indexed")
+    kept = f"--workspace {work / 'ws'} --store {work / 'idx.sqlite'} --agent benchsync"
+    print(f"index kept for bench/search_latency.py: {kept}")
     texts = sum(c[0] for c in rec.calls)
     pieces = sum(c[1] for c in rec.calls)
     model = sum(c[2] for c in rec.calls)
@@ -186,11 +196,58 @@ def in_sync(workspace: Path, files: int) -> None:
         f"isolated (this script's real chunks, one process, same model): {isolated:,.0f} wordpieces/s; "
         f"sync/isolated {pieces / wall / isolated:.2f}, in-model/isolated {pieces / model / isolated:.2f}"
     )
+    same = random.Random(29).sample(rec.texts, min(2000, len(rec.texts)))
+    alone, _ = wordpieces_per_s(emb, same)
+    print(
+        f"isolated on {len(same)} of the sync's own texts (random): {alone:,.0f} wordpieces/s; "
+        f"sync/isolated {pieces / wall / alone:.2f}, in-model/isolated {pieces / model / alone:.2f}"
+    )
     for frac in (0.1, 0.25, 0.5, 0.75, 0.9):
         at = next(((t, d, n) for t, d, n in curve if n and d >= frac * n), None)
         if at is not None:
             t, d, n = at
             print(f"  ETA at {frac:.0%}: {t / d * n - t:.0f} s left (actual {wall - t:.0f} s)")
+
+
+def until_searchable(workspace: Path) -> None:
+    """A first index of ``workspace`` with the real model, watched from a second Memory on the same index (as an
+    agent's own process would be): when its rows are committed, the first keyword answer, and the note and
+    status it gives meanwhile. Stops the process once it has them (the index is not finished)."""
+    import os
+    import shutil
+    import sqlite3
+    import threading
+
+    import memlane
+
+    work = Path(tempfile.mkdtemp(prefix="memlane-bench-early-"))
+    shutil.copytree(workspace / "memory", work / "ws" / "memory")
+    store = {"path": str(work / "idx.sqlite")}
+    question = next(iter(search_latency.questions(workspace)), {"question": "what did I say about my garden?"})
+    started = time.perf_counter()
+    syncer = memlane.open(work / "ws", agent="early", store=store, sync={"watch": False})
+    threading.Thread(target=syncer.sync, daemon=True).start()
+    while True:
+        time.sleep(0.5)
+        try:
+            with sqlite3.connect(f"file:{work / 'idx.sqlite'}?mode=ro", uri=True) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'first_index'").fetchone()
+        except sqlite3.Error:
+            continue
+        if row and row[0]:
+            break
+    committed = time.perf_counter() - started
+    with memlane.open(work / "ws", agent="early", store=store, sync={"watch": False, "onSearch": False}) as agent:
+        t = time.perf_counter()
+        found = agent.search(question["question"], max_results=10, min_score=0)
+        answered = time.perf_counter() - t
+        first = agent.status()["firstIndex"]
+    print(f"rows committed {committed:.1f} s after the first index started: searchable from then")
+    print(f"first search then: {len(found.results)} results in {answered * 1000:.0f} ms, mode {found.mode}")
+    print(f"  notes: {found.notes}")
+    print(f"  status firstIndex: {first}")
+    sys.stdout.flush()
+    os._exit(0)  # the sync thread is still embedding: this measurement is done
 
 
 def main() -> None:
@@ -199,7 +256,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workspace", type=Path, help="measure inside a real sync of this workspace instead")
     ap.add_argument("--files", type=int, default=0, help="with --workspace: only its first N memory files (0: all)")
+    ap.add_argument(
+        "--until-searchable",
+        action="store_true",
+        help="with --workspace: time a first index until a search answers, then stop (issue 29's one minute)",
+    )
     args = ap.parse_args()
+    if args.workspace is not None and args.until_searchable:
+        until_searchable(args.workspace.expanduser())
+        return
     if args.workspace is not None:
         in_sync(args.workspace.expanduser(), args.files)
         return

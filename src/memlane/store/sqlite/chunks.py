@@ -109,10 +109,15 @@ class ChunkTables(SQLiteConnection):
         return found
 
     def last_line(self, path: str) -> int:
-        """The last line of ``path`` that a chunk covers (0 if none)."""
+        """The last line of ``path`` that a chunk covers (0 if none). Chunks follow each other down a file (a
+        later start never ends earlier), so it is the end of the chunk that starts last: one row read through
+        the path index, where ``max(end_line)`` read every chunk of the file (~1 ms for a busy day's log, per
+        result of every search)."""
         with self._reading() as conn:
-            row = conn.execute("SELECT max(end_line) FROM chunks WHERE path = ?", (path,)).fetchone()
-        return int(row[0] or 0)
+            row = conn.execute(
+                "SELECT end_line FROM chunks WHERE path = ? ORDER BY start_line DESC, end_line DESC LIMIT 1", (path,)
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def lines_of(self, path: str, start: int, end: int) -> list[str]:
         """Lines ``start..end`` of an indexed file, rebuilt from its chunks ('' where none covers a line)."""
