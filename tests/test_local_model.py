@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -241,3 +242,23 @@ def test_a_batch_runs_on_one_session_per_core_with_each_text_its_own_vector(monk
     single = LocalEmbedder(threads=1)  # one session, no pool: the batch runs inline
     alone = np.stack([single.embed_batch([t])[0] for t in texts[:4]] + [pair.embed_query(t) for t in texts[4:]])
     np.testing.assert_allclose(got, alone, atol=1e-5)  # every vector in its text's row
+
+
+def test_a_failing_text_stops_every_session_and_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    pair = LocalEmbedder(threads=2)
+    calls: list[str] = []
+    run = pair._run
+
+    def failing(batch: list[str], session: object) -> np.ndarray:
+        calls.append(batch[0])
+        if batch[0].startswith("boom"):
+            raise ProviderError("the model failed on this text")
+        return run(batch, session)
+
+    monkeypatch.setattr(pair, "_run", failing)
+    texts = ["boom " * 50] + [f"a short note number {i}" for i in range(80)]  # the longest is taken first
+    with pytest.raises(ProviderError, match="failed on this text"):
+        pair.embed_batch(texts)
+    settled = len(calls)
+    time.sleep(0.5)
+    assert len(calls) == settled < len(texts)  # nothing runs on after the error: the queue was emptied

@@ -131,7 +131,7 @@ class LocalEmbedder:
             identity += f":{PREPARE_VERSION}"
         self._fingerprint = hashlib.sha256(identity.encode()).hexdigest()[:16]
         self._threads = threads
-        self._workers = max(1, min(threads or os.cpu_count() or 1, MAX_WORKERS))
+        self._workers = max(1, min(threads or _cores(), MAX_WORKERS))
         self._sessions: list[Any] = []
         self._pool: ThreadPoolExecutor | None = None
         self._query_session: Any = None
@@ -242,8 +242,18 @@ class LocalEmbedder:
                     return
                 result[idx] = self._run([texts[j] for j in idx], session)
 
-        for done in [self._pool.submit(drain, session) for session in sessions]:
-            done.result()  # onnxruntime frees the GIL while it runs: the sessions compute side by side
+        running = [self._pool.submit(drain, session) for session in sessions]
+        failure: BaseException | None = None
+        for done in running:  # onnxruntime frees the GIL while it runs: the sessions compute side by side
+            try:
+                done.result()
+            except BaseException as exc:  # the others stop at their next text, and are waited for
+                failure = failure or exc
+                while not todo.empty():
+                    with contextlib.suppress(queue.Empty):
+                        todo.get_nowait()
+        if failure is not None:
+            raise failure
         return result
 
     def embed_query(self, text: str) -> Vectors:
@@ -252,6 +262,14 @@ class LocalEmbedder:
     def _embed_one(self, text: str) -> Vectors:
         vec: Vectors = self._run([text], self._query())[0]
         return vec
+
+
+def _cores() -> int:
+    """The cores this process may run on (its affinity, which a container's CPU set narrows)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 def _session(ort: Any, opts: Any, graph: Path) -> Any:

@@ -21,7 +21,11 @@ from typing import Any
 META_KEY = "first_index"
 EARLY_TEXTS = 2_000  # about a minute of the local model on 2 cores: below it, the index is whole that soon
 SHOW_EVERY_S = 10.0  # vectors committed since become visible to searches at most this often
-STALE_AFTER_S = 120.0  # a marker whose heartbeat is older belongs to a sync that is gone
+# A marker whose heartbeat is older belongs to a sync that is gone (on another host: on this one, its process
+# is asked). Long: nothing beats during the rows' commit or a provider's retries, and a second first index
+# started beside a live one would reset it.
+STALE_AFTER_S = 600.0
+RETRY_AFTER_S = 300.0  # a first index stopped by an error is work for a search's refresh again after this
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class FirstIndex:
     beat: float
     pid: int
     host: str
+    failed: float = 0.0  # when the sync that ran it stopped on an error (0: it did not, or is running)
 
     @classmethod
     def start(cls, todo: int) -> FirstIndex:
@@ -47,7 +52,15 @@ class FirstIndex:
             return None
         try:
             d = json.loads(raw)
-            return cls(int(d["todo"]), int(d["done"]), float(d["started"]), float(d["beat"]), int(d["pid"]), d["host"])
+            return cls(
+                int(d["todo"]),
+                int(d["done"]),
+                float(d["started"]),
+                float(d["beat"]),
+                int(d["pid"]),
+                str(d["host"]),
+                float(d.get("failed", 0.0)),
+            )
         except (ValueError, KeyError, TypeError):
             return cls(0, 0, 0.0, 0.0, 0, "")  # unreadable: an interrupted one, which the next sync redoes
 
@@ -59,7 +72,13 @@ class FirstIndex:
 
     def stopped(self) -> FirstIndex:
         """The marker a sync leaves when it fails: interrupted at once, not after the heartbeat ages."""
-        return FirstIndex(self.todo, self.done, self.started, 0.0, self.pid, self.host)
+        return FirstIndex(self.todo, self.done, self.started, 0.0, self.pid, self.host, time.time())
+
+    @property
+    def due(self) -> bool:
+        """Whether a refresh should go on with it: interrupted, and not stopped by an error just now (a provider
+        that keeps failing would otherwise plan and rewrite the whole index on every search)."""
+        return not self.running and time.time() - self.failed >= RETRY_AFTER_S
 
     @property
     def running(self) -> bool:

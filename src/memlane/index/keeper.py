@@ -192,7 +192,7 @@ class IndexKeeper:
         _, fingerprint, states, first = self._indexed_now()
         if files_differ(fingerprint, states, self.workspace, self.fingerprint(), self.settings.extra_paths):
             return True
-        return (first is not None and not first.running) or self._batch_due()  # an interrupted first index
+        return (first is not None and first.due) or self._batch_due()  # an interrupted first index
 
     def _indexed_now(self) -> tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]:
         """(generation, fingerprint, memory files' states, first-index marker) of the index, read again only

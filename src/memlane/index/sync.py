@@ -91,6 +91,7 @@ class SyncReport:
     full_reindex: bool = False
     reason: str = ""
     seconds: float = 0.0
+    left_be: bool = False  # another process is embedding the first index: this sync did nothing (first.py)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
@@ -237,7 +238,7 @@ def sync_workspace(
         extra_paths=extra_paths,
     )
     report = run(force, on_plan)
-    for _ in range(CATCH_UP_PASSES):
+    for _ in range(CATCH_UP_PASSES if not report.left_be else 0):
         indexed = {p: (st.mtime, st.size) for p, st in store.file_states().items() if st.source == "memory"}
         if not differs_from(workspace, indexed, extra_paths):
             break
@@ -382,6 +383,7 @@ def _sync_pass(
             f"another sync (process {first.pid}) is embedding the first index ({first.done:,} of {first.todo:,} "
             "texts): this one leaves it be"
         )
+        report.left_be = True
         return report
     if force:
         report.full_reindex, report.reason = True, "forced"

@@ -110,7 +110,7 @@ class AnnVectors:
         added = self._add(new)
         self.seqs = np.union1d(np.setdiff1d(self.seqs, gone, assume_unique=True), added)
         self.state = _State(identity, epoch, generation, self.key, self.dims)
-        self.unsaved += len(gone) + len(new)
+        self.unsaved += len(gone) + len(added)  # not len(new): a first index's rows wait for their vectors
         if self.unsaved >= SAVE_AFTER_CHANGES:
             self.save()
 
