@@ -8,7 +8,7 @@ First a sync of a copy of DIR runs with the real tokenizer but a model that only
 reported in texts/s, wordpieces/s and, where a way changes the vectors, the cosine to one text per call:
 
 - ``one session, 2 threads, 1 text/call``: what sync does today;
-- ``two sessions, 1 thread each, 1 text/call``: fed from one queue by two threads (onnxruntime frees the GIL);
+- ``two sessions, 1 thread each, 1 text/call``: ``LocalEmbedder.embed_batch`` as the sync runs it (one queue);
 - ``int8 batched by length``: 8 / 32 texts of similar length per call; activations share one scale per call,
   so a text's vector depends on its batch-mates (the cosine column says how much);
 - ``fp32 batched 8``: the graph as shipped, for reference;
@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import queue
 import random
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.synchronize import Event
@@ -164,36 +162,11 @@ def main() -> None:
 
         return run
 
-    def two_sessions(path: str) -> Callable[[list[str]], np.ndarray]:
-        sessions = [session(path, 1), session(path, 1)]
-
-        def run(data: list[str]) -> np.ndarray:
-            out = np.zeros((len(data), 384), dtype=np.float32)
-            todo: queue.Queue[int] = queue.Queue()
-            for i in sorted(range(len(data)), key=lambda i: -len(data[i])):
-                todo.put(i)
-
-            def worker(sess: object) -> None:
-                while True:
-                    try:
-                        i = todo.get_nowait()
-                    except queue.Empty:
-                        return
-                    out[i] = run_with(sess, [data[i]])[0]
-
-            threads = [threading.Thread(target=worker, args=(s,)) for s in sessions]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
-            return out
-
-        return run
-
     one = batched(session(int8, 2), 1)
+    pair = LocalEmbedder(threads=2, cache_dir=str(work / "models"))  # what the sync runs
     ways: list[tuple[str, Callable[[list[str]], np.ndarray]]] = [
         ("one session, 2 threads, 1 text/call", one),
-        ("two sessions, 1 thread each, 1 text/call", two_sessions(int8)),
+        ("two sessions, 1 thread each, 1 text/call", pair.embed_batch),
         ("int8 batched by length, 8/call", batched(session(int8, 2), 8)),
         ("int8 batched by length, 32/call", batched(session(int8, 2), 32)),
         ("fp32 batched by length, 8/call", batched(session(fp32, 2), 8)),

@@ -154,14 +154,14 @@ class LocalEmbedder:
         return [len(e.ids) for e in encs]
 
     # -- vectors
-    def _new_session(self, threads: int, spin: bool) -> Any:
+    def _new_session(self, threads: int) -> Any:
+        """A session on ``threads`` intra-op threads that sleep as soon as a run ends (one thread has none)."""
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.log_severity_level = 3
-        if not spin:
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = self._load(ort, opts)
         self._inputs = {i.name for i in session.get_inputs()}
         return session
@@ -173,8 +173,7 @@ class LocalEmbedder:
         if self._query_session is None:
             with self._lock:
                 if self._query_session is None:
-                    threads = self._threads or min(os.cpu_count() or 1, 8)
-                    self._query_session = self._new_session(threads, spin=False)
+                    self._query_session = self._new_session(self._threads or min(_cores(), 8))
         return self._query_session
 
     def _batch_sessions(self) -> list[Any]:
@@ -182,7 +181,7 @@ class LocalEmbedder:
         if not self._sessions:
             with self._lock:
                 if not self._sessions:
-                    self._sessions = [self._new_session(1, spin=True) for _ in range(self._workers)]
+                    self._sessions = [self._new_session(1) for _ in range(self._workers)]
                     if self._workers > 1:
                         self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="memlane-embed")
         return self._sessions

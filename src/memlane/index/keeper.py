@@ -40,6 +40,9 @@ from .sync import (
     sync_workspace,
 )
 
+# (generation, indexed fingerprint, memory files' states, first-index marker) of an index
+_Indexed = tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]
+
 
 class IndexKeeper:
     """One agent's index, kept up to date. Parts are made on first use, so keyword-only use never loads a
@@ -59,8 +62,8 @@ class IndexKeeper:
         self._chunk_vectors = LiveVectors("chunks", self.settings.store.approximate_from())
         self._fact_vectors = LiveVectors("facts")
         self._entities: tuple[tuple[int, int], EntityDirectory] | None = None  # per index generation
-        # (generation, indexed fingerprint, file states): re-read only after a write
-        self._indexed: tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None] | None = None
+        # re-read only after a write
+        self._indexed: _Indexed | None = None
         self._batch_polled = 0.0
         self._sessions_seen: dict[str, tuple[int, int]] = {}  # transcript -> (mtime, size) last handed to a sync
 
@@ -194,7 +197,7 @@ class IndexKeeper:
             return True
         return (first is not None and first.due) or self._batch_due()  # an interrupted first index
 
-    def _indexed_now(self) -> tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]:
+    def _indexed_now(self) -> _Indexed:
         """(generation, fingerprint, memory files' states, first-index marker) of the index, read again only
         after a write."""
         gen = self.store.generation()

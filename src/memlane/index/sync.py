@@ -501,7 +501,7 @@ def _sync_pass(
             report.notes.extend(entity_hints(store.facts.unresolved_mentions(), names, only))
 
     # A first index of many texts commits its rows before it embeds (first.py): searchable at once.
-    first_index = report.full_reindex and (report.reason == "new index" or first is not None)
+    first_index = first is not None or (not force and "fingerprint" not in meta)
     showing: Showing | None = None
 
     def rows_first(todo: int) -> Showing | None:
