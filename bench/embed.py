@@ -171,7 +171,8 @@ def in_sync(workspace: Path, files: int) -> None:
         chunks = mem.status()["chunks"]
         asked = search_latency.questions(workspace)
         if asked:
-            search_latency.measure(mem, asked, "search in the process that has just indexed")
+            for with_now in (True, False):
+                search_latency.measure(mem, asked, "search in the process that has just indexed", with_now)
     kept = f"--workspace {work / 'ws'} --store {work / 'idx.sqlite'} --agent benchsync"
     print(f"index kept for bench/search_latency.py: {kept}")
     texts = sum(c[0] for c in rec.calls)

@@ -76,27 +76,26 @@ def pct(values: list[float]) -> tuple[float, float]:
     return float(np.percentile(values, 50)), float(np.percentile(values, 95))
 
 
-def measure(mem: memlane.Memory, qs: list[dict[str, Any]], label: str) -> None:
-    """Print p50/p95 of the questions with ``now`` and without, and the stages' share."""
+def measure(mem: memlane.Memory, qs: list[dict[str, Any]], label: str, with_now: bool) -> None:
+    """Print p50/p95 of the questions, with ``now`` (each question's date) or without, and the stages' share."""
     from locomo import question_date  # bench/locomo.py
 
     provider = mem.choice.provider
     mem.search("warm up the model and the vector matrices", max_results=10, min_score=0)
-    for with_now in (True, False):
-        total: list[float] = []
-        with stages(mem) as spent:
-            for q in qs:
-                if provider is not None and hasattr(provider, "_queries"):
-                    provider._queries._vectors.clear()  # type: ignore[attr-defined]  # embedded for the first time
-                t = time.perf_counter()
-                mem.search(q["question"], max_results=10, min_score=0, now=question_date(q) if with_now else None)
-                total.append((time.perf_counter() - t) * 1000)
-        p50, p95 = pct(total)
-        when = "with now" if with_now else "without now"
-        print(f"{label}, {when}: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({len(qs)} questions)")
-        mean = sum(total) / len(total)
-        parts = ", ".join(f"{k} {v * 1000 / len(qs):.1f}" for k, v in sorted(spent.items(), key=lambda kv: -kv[1]))
-        print(f"  mean {mean:.1f} ms per search: {parts}")
+    total: list[float] = []
+    with stages(mem) as spent:
+        for q in qs:
+            if provider is not None and hasattr(provider, "_queries"):
+                provider._queries._vectors.clear()  # type: ignore[attr-defined]  # embedded for the first time
+            t = time.perf_counter()
+            mem.search(q["question"], max_results=10, min_score=0, now=question_date(q) if with_now else None)
+            total.append((time.perf_counter() - t) * 1000)
+    p50, p95 = pct(total)
+    when = "with now" if with_now else "without now"
+    print(f"{label}, {when}: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({len(qs)} questions)")
+    mean = sum(total) / len(total)
+    parts = ", ".join(f"{k} {v * 1000 / len(qs):.1f}" for k, v in sorted(spent.items(), key=lambda kv: -kv[1]))
+    print(f"  mean {mean:.1f} ms per search: {parts}")
 
 
 def main() -> None:
@@ -111,12 +110,14 @@ def main() -> None:
     qdir = args.queries or args.workspace
     qs = questions(qdir)
     overrides = {"sync": {"watch": False}, **json.loads(args.set)}
-    with memlane.open(args.workspace, agent=args.agent, store={"path": str(args.store)}, **overrides) as mem:
-        if mem.is_dirty():  # a search would refresh it in the background, beside the measurement
-            raise SystemExit(f"the index is not up to date with {args.workspace}: run `memlane index` first")
-        measure(mem, qs, "fresh process")
-        if args.score:
-            quality(mem, qs, qdir)
+    for with_now in (True, False):
+        # A new Memory each time: nothing kept from the other pass (postings, windows, vector matrices).
+        with memlane.open(args.workspace, agent=args.agent, store={"path": str(args.store)}, **overrides) as mem:
+            if mem.is_dirty():  # a search would refresh it in the background, beside the measurement
+                raise SystemExit(f"the index is not up to date with {args.workspace}: run `memlane index` first")
+            measure(mem, qs, "fresh process", with_now)
+            if args.score and with_now:
+                quality(mem, qs, qdir)
 
 
 def quality(mem: memlane.Memory, qs: list[dict[str, Any]], qdir: Path) -> None:

@@ -7,6 +7,7 @@ content changed, in the same pass that chunks it, and writes the rows in the sam
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -34,8 +35,10 @@ class FileFacts:
     relations: list[RelationRow] = field(default_factory=list)  # an entity page's own lines (no fact)
 
 
+@functools.lru_cache(maxsize=65_536)
 def day_of(path: str) -> dt.date | None:
-    """The date of a daily log (``memory/2025-11-27.md``, ``memory/archive/2025/2025-11-27-trip.md``)."""
+    """The date of a daily log (``memory/2025-11-27.md``, ``memory/archive/2025/2025-11-27-trip.md``); kept
+    per path, since every search asks it of each candidate's file."""
     p = PurePosixPath(path)
     if p.parts[:1] != ("memory",):
         return None

@@ -225,6 +225,24 @@ def match_expression(query: str, columns: tuple[str, ...] = ("text",), terms: li
     return " OR ".join(parts)
 
 
+_PHRASE = re.compile(r'(\{[^}]*\}|\w+) : "((?:[^"]|"")*)"')
+
+
+def match_phrases(match: str) -> list[tuple[tuple[str, ...], str]]:
+    """(columns, phrase) of each term of an expression built by :func:`match_expression`, in order;
+    ValueError for anything else."""
+    phrases: list[tuple[tuple[str, ...], str]] = []
+    pos = 0
+    for m in _PHRASE.finditer(match):
+        if match[pos : m.start()].strip() not in ("", "OR"):
+            raise ValueError(f"not a memlane keyword expression: {match!r}")
+        phrases.append((tuple(m.group(1).strip("{}").split()), m.group(2).replace('""', '"')))
+        pos = m.end()
+    if match[pos:].strip() or not phrases:
+        raise ValueError(f"not a memlane keyword expression: {match!r}")
+    return phrases
+
+
 # A question about what the assistant said, not about the user's life: "what was the trail you recommended",
 # "in our previous chat you suggested...". Its answer is an assistant's words, so they keep their full weight.
 _ABOUT_ASSISTANT = re.compile(

@@ -23,8 +23,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ...search.keywords import match_phrases
+
 _SEPARATORS = re.compile(r"[\W_]+")
-_TERM = re.compile(r'(\{[^}]*\}|\w+) : "((?:[^"]|"")*)"')
 
 # A term's document frequency is counted up to this share of the rows (at least DF_CAP_MIN rows).
 DF_CAP_SHARE = 0.1
@@ -49,19 +50,8 @@ def fold(text: str) -> str:
 
 
 def parse_match(match: str) -> list[MatchTerm]:
-    """The terms of an expression built by ``match_expression``; ValueError for anything else."""
-    terms: list[MatchTerm] = []
-    pos = 0
-    for m in _TERM.finditer(match):
-        between = match[pos : m.start()].strip()
-        if between not in ("", "OR"):
-            raise ValueError(f"not a memlane keyword expression: {match!r}")
-        cols = m.group(1).strip("{}").split()
-        terms.append(MatchTerm(tuple(cols), fold(m.group(2).replace('""', '"'))))
-        pos = m.end()
-    if match[pos:].strip() or not terms:
-        raise ValueError(f"not a memlane keyword expression: {match!r}")
-    return terms
+    """The terms of an expression built by ``match_expression``, diacritics folded; ValueError for anything else."""
+    return [MatchTerm(columns, fold(phrase)) for columns, phrase in match_phrases(match)]
 
 
 def idf(total: int, df: int) -> float:

@@ -10,6 +10,7 @@ from ...errors import IndexError_
 from ..facts import FACT_DROP, FACT_SCHEMA
 from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks, now_ms
 from ..slices import in_slices
+from .bm25 import Bm25
 from .connection import SQLiteConnection
 from .schema import CHUNK_SCHEMA, FTS_TOKENIZER, INDEX_ID
 
@@ -154,12 +155,24 @@ class ChunkTables(SQLiteConnection):
 
     def keyword_search(self, match: str, limit: int, said: bool = False) -> list[tuple[int, float]]:
         """(seq, bm25 relevance >= 0, higher is better) for an FTS5 MATCH expression; ``said``: matched in the
-        chunks' text in anyone's words but an assistant's (keys.said_text) instead of their whole text."""
+        chunks' text in anyone's words but an assistant's (keys.said_text) instead of their whole text.
+        An expression ``match_expression`` built is ranked from kept postings (bm25.py), anything else by
+        FTS5 itself; both rank alike."""
         fts = "chunks_said_fts" if said else "chunks_fts"
-        sql = f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT ?"
         with self._reading() as conn:
+            try:
+                ranked = self._ranker(fts).search(conn, match, limit)
+            except sqlite3.Error:
+                ranked = None  # FTS5's own ranking below says what is wrong, if anything is
+            if ranked is not None:
+                return ranked
+            sql = f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT ?"
             try:
                 rows = conn.execute(sql, (match, limit)).fetchall()
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
         return [(int(seq), float(score)) for seq, score in rows]
+
+    def _ranker(self, fts: str) -> Bm25:
+        rankers: dict[str, Bm25] = self.__dict__.setdefault("_bm25", {})
+        return rankers.setdefault(fts, Bm25(fts, ("text", "cjk")))

@@ -1,0 +1,132 @@
+"""The SQLite keyword leg ranks from kept postings (store/sqlite/bm25.py) exactly as FTS5's ``bm25()`` does, and
+drops what it kept when the index changes."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+import memlane
+from conftest import index_sql, write
+from memlane.errors import IndexError_
+from memlane.search.keywords import match_expression
+from memlane.store.sqlite import bm25
+
+pytestmark = pytest.mark.sqlite_only
+
+QUESTIONS = [
+    "Which database did we choose for billing, and why?",
+    "who owns billing",
+    "What did Marco upgrade on staging?",
+    "cocktail-making class on the weekend",
+    "Is Priya's well-being better since the well being survey?",
+    "东京 的 会议",
+    "kubernetes 1.31 upgrade",
+    "TLS certificate expired webhook 502",
+    "the the the and of",  # stopwords only: every term is searched
+    "running runs ran",  # stems: "running" and "runs" are one token twice
+    "zzzz-not-a-word",
+]
+
+
+def _workspace(root: Path) -> Path:
+    ws = root / "ws"
+    shutil.copytree(Path(str(resources.files("memlane") / "demo")), ws)
+    write(
+        ws,
+        "memory/2026-02-01.md",
+        "# 2026-02-01\n\n- Priya joined a cocktail-making class; her well-being improved, she says.\n"
+        "- The well being survey runs every quarter. Running it took a day; it ran late.\n"
+        "- Cocktail making again on Saturday, then a class on making bread.\n",
+    )
+    write(ws, "memory/2026-02-02.md", "# 2026-02-02\n\n- 东京的会议改到周五。会议记录在共享盘。\n- Billing: Tue.\n")
+    write(
+        ws,
+        "sessions/chat.md",
+        "# chat\n\n**User:** my well-being matters more than billing\n\n**Assistant:** billing billing billing\n",
+    )
+    return ws
+
+
+def _fts5(mem: memlane.Memory, match: str, said: bool = False) -> dict[int, float]:
+    fts = "chunks_said_fts" if said else "chunks_fts"
+    rows = index_sql(mem, f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ?", (match,))
+    return {int(seq): float(score) for seq, score in rows}  # type: ignore[call-overload]
+
+
+def _assert_ranked_as_fts5(mem: memlane.Memory, question: str, said: bool = False) -> None:
+    match = match_expression(question)
+    assert match is not None
+    want = _fts5(mem, match, said)
+    got = mem.store.keyword_search(match, 1000, said=said)
+    assert {seq for seq, _ in got} == set(want), question
+    for seq, score in got:
+        assert score == pytest.approx(want[seq], rel=1e-12, abs=1e-12), (question, seq)
+    assert got == sorted(got, key=lambda h: (-h[1], h[0]))
+    top = mem.store.keyword_search(match, 3, said=said)
+    assert top == got[:3]
+
+
+def test_every_kind_of_term_ranks_as_fts5_does(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    with memlane.open(ws, provider="none") as mem:
+        mem.sync()
+        matched = 0
+        for question in QUESTIONS:
+            for said in (False, True):
+                _assert_ranked_as_fts5(mem, question, said)
+            matched += bool(mem.store.keyword_search(match_expression(question) or "", 5))
+        assert matched >= len(QUESTIONS) - 1  # the made-up word matches nothing; the rest do
+        # The phrase finds the hyphenated and the spaced form, not "making" alone.
+        hits = mem.store.keyword_search('text : "cocktail-making"', 10)
+        texts = [index_sql(mem, "SELECT text FROM chunks WHERE seq = ?", (seq,))[0][0] for seq, _ in hits]
+        assert len(hits) == 1 and "cocktail-making" in str(texts[0])
+
+
+def test_what_is_kept_is_dropped_when_the_index_changes(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    with memlane.open(ws, provider="none") as mem:
+        mem.sync()
+        for question in QUESTIONS:
+            _assert_ranked_as_fts5(mem, question)
+        write(ws, "memory/2026-02-03.md", "# 2026-02-03\n\n- Billing billing: Dana handed billing to Marco.\n")
+        (ws / "memory" / "2026-02-01.md").unlink()
+        mem.sync()
+        for question in QUESTIONS:
+            _assert_ranked_as_fts5(mem, question)
+        paths = {
+            index_sql(mem, "SELECT path FROM chunks WHERE seq = ?", (seq,))[0][0]
+            for seq, _ in mem.store.keyword_search(match_expression("billing") or "", 50)
+        }
+        assert "memory/2026-02-03.md" in paths
+
+
+def test_a_small_postings_budget_still_ranks_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bm25, "POSTINGS_MAX", 6)
+    ws = _workspace(tmp_path)
+    with memlane.open(ws, provider="none") as mem:
+        mem.sync()
+        for question in QUESTIONS * 2:
+            _assert_ranked_as_fts5(mem, question)
+        ranker = mem.store._ranker("chunks_fts")  # type: ignore[attr-defined]
+        assert ranker._entries <= 6 or len(ranker._postings) == 1
+
+
+def test_other_expressions_go_to_fts5(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    with memlane.open(ws, provider="none") as mem:
+        mem.sync()
+        match = 'text : "billing" AND text : "dana"'
+        got = mem.store.keyword_search(match, 10)
+        want = _fts5(mem, match)
+        assert got and {seq for seq, _ in got} == set(want)
+        with pytest.raises(IndexError_, match="keyword search failed"):
+            mem.store.keyword_search('text : "unterminated', 10)
+
+
+def test_varints_read_as_sqlite_writes_them() -> None:
+    blob = bytes([0x05]) + bytes([0x81, 0x00]) + bytes([0xFF, 0x7F]) + bytes([0x81, 0x80, 0x80, 0x00])
+    assert bm25._varints(blob).tolist() == [5, 128, 16383, 1 << 21]
