@@ -86,17 +86,44 @@ def test_every_kind_of_term_ranks_as_fts5_does(tmp_path: Path) -> None:
         assert len(hits) == 1 and "cocktail-making" in str(texts[0])
 
 
-def test_what_is_kept_is_dropped_when_the_index_changes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("catch_up_max", [bm25.CATCH_UP_MAX, 0])
+def test_what_is_kept_follows_the_index_through_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catch_up_max: int
+) -> None:
+    """Rows added, edited and deleted by syncs: what is kept is caught up (or, past ``CATCH_UP_MAX`` new rows,
+    read again), and every ranking stays FTS5's."""
+    monkeypatch.setattr(bm25, "CATCH_UP_MAX", catch_up_max)
+    reloads: list[str] = []
+    real = bm25.Bm25._reload
+    monkeypatch.setattr(bm25.Bm25, "_reload", lambda self, conn: (reloads.append(self.table), real(self, conn)))
     ws = _workspace(tmp_path)
     with memlane.open(ws, provider="none") as mem:
         mem.sync()
         for question in QUESTIONS:
-            _assert_ranked_as_fts5(mem, question)
-        write(ws, "memory/2026-02-03.md", "# 2026-02-03\n\n- Billing billing: Dana handed billing to Marco.\n")
-        (ws / "memory" / "2026-02-01.md").unlink()
-        mem.sync()
-        for question in QUESTIONS:
-            _assert_ranked_as_fts5(mem, question)
+            for said in (False, True):
+                _assert_ranked_as_fts5(mem, question, said)
+        first = len(reloads)
+        assert first == 2  # each table read once
+        edits = [
+            lambda: write(
+                ws, "memory/2026-02-03.md", "# 2026-02-03\n\n- Billing billing: Dana handed billing to Marco.\n"
+            ),
+            lambda: (ws / "memory" / "2026-02-01.md").unlink(),
+            lambda: write(
+                ws, "memory/2026-02-02.md", "# 2026-02-02\n\n- 东京的会议取消了。\n- Priya's well-being class.\n"
+            ),
+            lambda: write(ws, "sessions/chat.md", "# chat\n\n**User:** cocktail-making with Marco\n"),
+        ]
+        for edit in edits:
+            edit()
+            mem.sync()
+            for question in [*QUESTIONS, "Dana handed it", "东京 会议 取消"]:
+                for said in (False, True):
+                    _assert_ranked_as_fts5(mem, question, said)
+        if catch_up_max:
+            assert len(reloads) == first  # caught up each time, never read again
+        else:
+            assert len(reloads) > first
         paths = {
             index_sql(mem, "SELECT path FROM chunks WHERE seq = ?", (seq,))[0][0]
             for seq, _ in mem.store.keyword_search(match_expression("billing") or "", 50)

@@ -46,6 +46,8 @@ TOKENIZED_MAX = 100_000  # phrases whose tokens are kept (all tables share one t
 _TOKENIZED: dict[str, tuple[str, ...]] = {}
 _TOKENIZED_LOCK = threading.Lock()
 
+CATCH_UP_MAX = 2_000  # new rows whose postings are added to what is kept after a write; past it, all is read again
+Places = npt.NDArray[np.int64]  # where a token stands: (row, column, offset) packed into one integer
 Postings = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]  # rows (ascending), occurrences in each
 
 
@@ -77,6 +79,9 @@ class Bm25:
                 conn.execute("BEGIN")  # one snapshot: the generation, sizes and postings agree
             try:
                 return self._search(conn, phrases, limit)
+            except BaseException:
+                self._state = None  # half caught up, perhaps: read everything again next time
+                raise
             finally:
                 if began:
                     conn.execute("COMMIT")
@@ -86,12 +91,12 @@ class Bm25:
     ) -> list[tuple[int, float]]:
         rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
         state = (int(rows.get("epoch", 0)), int(rows.get("generation", 0)))
-        if state != self._state or not len(self._rows):
-            self._rows, self._sizes = self._read_sizes(conn)
-            self._postings.clear()
-            self._entries = 0
-            self._state = state
         total, avgdl = self._averages(conn)
+        if self._state is None or state[0] != self._state[0] or not len(self._rows):
+            self._reload(conn)
+        elif state != self._state:
+            self._catch_up(conn, total)
+        self._state = state
         if total <= 0 or not len(self._rows):
             return []
         tokens = self._tokens(conn, [text for _, text in phrases])
@@ -114,10 +119,76 @@ class Bm25:
         order = np.lexsort((self._rows[hit], -score[hit]))[:limit]
         return [(int(self._rows[i]), float(score[i])) for i in hit[order]]
 
+    def _reload(self, conn: sqlite3.Connection) -> None:
+        self._rows, self._sizes = self._read_sizes(conn)
+        self._postings.clear()
+        self._entries = 0
+
+    def _catch_up(self, conn: sqlite3.Connection, total: int) -> None:
+        """Bring what is kept up to the index after a write: rowids only grow within an epoch (chunks are
+        never rewritten in place, a changed one is a new row), so the new rows are those past the last one
+        kept, and rows are gone when fewer remain than were kept and added. The new rows' postings come from
+        tokenizing their text again (the table's own tokenizer, in TEMP); past ``CATCH_UP_MAX`` new rows,
+        reading everything afresh is cheaper."""
+        last = int(self._rows[-1])
+        records = conn.execute(
+            f"SELECT id, sz FROM {self.table}_docsize WHERE id > ? ORDER BY id LIMIT ?", (last, CATCH_UP_MAX + 1)
+        ).fetchall()
+        if len(records) > CATCH_UP_MAX:
+            self._reload(conn)
+            return
+        gone: npt.NDArray[np.int64] | None = None
+        if total != len(self._rows) + len(records):
+            live = _ints(str(conn.execute(f"SELECT group_concat(id) FROM {self.table}_docsize").fetchone()[0] or ""))
+            kept = np.isin(self._rows, live)
+            gone = self._rows[~kept]
+            self._rows, self._sizes = self._rows[kept], self._sizes[kept]
+        if records:
+            rows, sizes = self._sized(records)
+            self._rows, self._sizes = np.concatenate([self._rows, rows]), np.concatenate([self._sizes, sizes])
+        fresh = self._fresh_places(conn, last) if records else {}
+        for key, (docs, freq) in list(self._postings.items()):
+            if gone is not None and len(gone):
+                stay = ~np.isin(docs, gone)
+                docs, freq = docs[stay], freq[stay]
+            cols, toks = key
+            new_docs, new_freq = _phrase_postings([_in_columns(fresh.get(t), cols, self.columns) for t in toks])
+            self._entries += 2 * (len(docs) + len(new_docs) - len(self._postings[key][0]))
+            self._postings[key] = (np.concatenate([docs, new_docs]), np.concatenate([freq, new_freq]))
+
+    def _fresh_places(self, conn: sqlite3.Connection, last: int) -> dict[str, npt.NDArray[np.int64]]:
+        """Every token of the rows past ``last``, with its places (row, column, offset packed as in
+        :func:`_phrase_postings`), as the table's tokenizer makes them."""
+        cols = ", ".join(self.columns)
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_{self.table}_fresh USING fts5({cols}, "
+            f"tokenize='{FTS_TOKENIZER}')"
+        )
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_{self.table}_fresh_places "
+            f"USING fts5vocab(temp, bm25_{self.table}_fresh, 'instance')"
+        )
+        conn.execute(f"DELETE FROM temp.bm25_{self.table}_fresh")
+        conn.execute(
+            f"INSERT INTO temp.bm25_{self.table}_fresh(rowid, {cols}) SELECT rowid, {cols} FROM {self.table} "
+            "WHERE rowid > ?",
+            (last,),
+        )
+        column = {c: i for i, c in enumerate(self.columns)}
+        places: dict[str, list[int]] = {}
+        for term, doc, col, offset in conn.execute(
+            f"SELECT term, doc, col, offset FROM temp.bm25_{self.table}_fresh_places"
+        ):
+            places.setdefault(str(term), []).append(_pack(int(doc), column[str(col)], int(offset)))
+        conn.execute(f"DELETE FROM temp.bm25_{self.table}_fresh")
+        return {term: np.array(sorted(at), dtype=np.int64) for term, at in places.items()}
+
     def _read_sizes(self, conn: sqlite3.Connection) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Every row's id and size in tokens (all columns), ascending by id, from the ``%_docsize`` records
         (one varint a column)."""
-        records = conn.execute(f"SELECT id, sz FROM {self.table}_docsize ORDER BY id").fetchall()
+        return self._sized(conn.execute(f"SELECT id, sz FROM {self.table}_docsize ORDER BY id").fetchall())
+
+    def _sized(self, records: list[tuple[int, bytes]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         ids = np.fromiter((r[0] for r in records), np.int64, count=len(records))
         values = _varints(b"".join(r[1] for r in records))
         if len(values) != len(records) * len(self.columns):
@@ -198,15 +269,29 @@ class Bm25:
         column = {c: i for i, c in enumerate(self.columns)}
         case = " ".join(f"WHEN '{c}' THEN {column[c]}" for c in cols)
         what = f"((doc << {_COLUMN_BITS + _OFFSET_BITS}) | ((CASE col {case} END) << {_OFFSET_BITS}) | offset)"
-        starts: npt.NDArray[np.int64] | None = None
-        for i, token in enumerate(toks):
-            at = _ints(self._instances(conn, cols, token, what)) - i
-            starts = at if starts is None else np.intersect1d(starts, at, assume_unique=True)
-            if not len(starts):
-                break
-        assert starts is not None
-        rows, counts = np.unique(starts >> (_COLUMN_BITS + _OFFSET_BITS), return_counts=True)
-        return rows, counts.astype(np.int64)
+        return _phrase_postings([_ints(self._instances(conn, cols, token, what)) for token in toks])
+
+
+def _pack(doc: int, column: int, offset: int) -> int:
+    return (doc << (_COLUMN_BITS + _OFFSET_BITS)) | (column << _OFFSET_BITS) | offset
+
+
+def _in_columns(places: npt.NDArray[np.int64] | None, cols: tuple[str, ...], columns: tuple[str, ...]) -> Places:
+    """``places`` (packed by :func:`_pack`) in ``cols`` only."""
+    if places is None:
+        return np.zeros(0, np.int64)
+    wanted = [columns.index(c) for c in cols]
+    return places[np.isin((places >> _OFFSET_BITS) & ((1 << _COLUMN_BITS) - 1), wanted)]
+
+
+def _phrase_postings(places: list[Places]) -> Postings:
+    """Rows where the tokens whose ``places`` are given (packed, ascending) stand side by side, in order, in
+    one column, and how many times; for one token, the rows it is in."""
+    starts = places[0]
+    for i, at in enumerate(places[1:], 1):
+        starts = np.intersect1d(starts, at - i, assume_unique=True)
+    rows, counts = np.unique(starts >> (_COLUMN_BITS + _OFFSET_BITS), return_counts=True)
+    return rows, counts.astype(np.int64)
 
 
 def _ints(text: str) -> npt.NDArray[np.int64]:
