@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import memlane
 from memlane.embeddings.local import BUNDLED_MAX_TOKENS, LocalEmbedder, _bundled_onnx
 from memlane.errors import ProviderError
 from memlane.index.chunking import chunk_markdown
+from memlane.index.sync import EmbedPlan
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 
@@ -262,3 +264,30 @@ def test_a_failing_text_stops_every_session_and_raises(monkeypatch: pytest.Monke
     settled = len(calls)
     time.sleep(0.5)
     assert len(calls) == settled < len(texts)  # nothing runs on after the error: the queue was emptied
+
+
+def test_the_plans_tokens_are_every_embedded_texts_count(tmp_path: Path) -> None:
+    """The chunks' counts are taken from the chunker (its lines' counts added up) instead of counted again:
+    the plan still totals what the tokenizer counts for each text embedded, pieces of an over-long line,
+    keys, CJK and code included."""
+    ws = tmp_path / "ws"
+    shutil.copytree(Path(__file__).parents[1] / "src" / "memlane" / "demo", ws)
+    long_line = " ".join(f"word{i} and-a-hyphen, café" for i in range(400))
+    (ws / "memory" / "2026-03-01.md").write_text(
+        "# 2026-03-01\n\n- User: 東京の会議は金曜日に移りました。\n- Assistant: noted, Friday.\n\n"
+        f"```python\nprint('x')  # {long_line[:200]}\n```\n\n{long_line}\n",
+        encoding="utf-8",
+    )
+    seen: set[str] = set()
+
+    class Recording(LocalEmbedder):
+        def embed_batch(self, texts: Sequence[str]) -> np.ndarray:  # type: ignore[override]
+            seen.update(texts)
+            return super().embed_batch(texts)
+
+    recording = Recording()
+    plans: list[EmbedPlan] = []
+    with memlane.open(ws, provider=recording, chunking={"keys": True}) as mem:
+        mem.sync(on_plan=plans.append)
+    assert len(plans) == 1 and plans[0].texts == len(seen) > 20
+    assert plans[0].tokens == sum(recording.count_tokens(sorted(seen)))

@@ -26,6 +26,9 @@ class Chunk:
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     text: str
+    # Its tokens by the counter that cut it, when it is whole lines: their counts add up (a WordPiece
+    # tokenizer splits at every line break), so the plan need not count it again. None for a piece of a line.
+    tokens: int | None = None
 
     @property
     def hash(self) -> str:
@@ -100,9 +103,14 @@ def _split_by_chars(text: str, max_tokens: int, count: TokenCounter) -> list[str
 
 
 def chunk_markdown(
-    text: str, max_tokens: int = 400, overlap: int = 80, count_tokens: TokenCounter | None = None
+    text: str,
+    max_tokens: int = 400,
+    overlap: int = 80,
+    count_tokens: TokenCounter | None = None,
+    line_tokens: Sequence[int] | None = None,
 ) -> list[Chunk]:
-    """Split Markdown ``text`` into chunks of at most ``max_tokens`` tokens each."""
+    """Split Markdown ``text`` into chunks of at most ``max_tokens`` tokens each. ``line_tokens``: each line's
+    count by ``count_tokens``, when it was counted ahead (:func:`memlane.markdown.split_lines`' lines)."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be positive")
     count = count_tokens or whitespace_token_counter
@@ -110,26 +118,27 @@ def chunk_markdown(
     lines = list(doc.lines)
     if not lines:
         return []
-    line_tokens = count(lines)
+    if line_tokens is None or len(line_tokens) != len(lines):
+        line_tokens = count(lines)
     chunks: list[Chunk] = []
     for s, e in _sections(doc):
         _chunk_section(lines, line_tokens, s, e, max_tokens, overlap, count, chunks)
     return chunks
 
 
-def _emit(lines: list[str], start: int, end: int, out: list[Chunk]) -> None:
+def _emit(lines: list[str], line_tokens: Sequence[int], start: int, end: int, out: list[Chunk]) -> None:
     """Add lines[start:end] as a chunk, trimmed of blank lines at either end."""
     while start < end and not lines[start].strip():
         start += 1
     while end > start and not lines[end - 1].strip():
         end -= 1
     if start < end:
-        out.append(Chunk(start + 1, end, "\n".join(lines[start:end])))
+        out.append(Chunk(start + 1, end, "\n".join(lines[start:end]), sum(line_tokens[start:end])))
 
 
 def _chunk_section(
     lines: list[str],
-    line_tokens: list[int],
+    line_tokens: Sequence[int],
     s: int,
     e: int,
     max_tokens: int,
@@ -164,7 +173,7 @@ def _chunk_section(
             continue
         if end < e and last_break is not None and last_break > prev_end and (last_break - start) * 2 >= (end - start):
             end = last_break  # cut at a paragraph boundary when it keeps at least half the chunk
-        _emit(lines, start, end, out)
+        _emit(lines, line_tokens, start, end, out)
         prev_end = end
         if end >= e:
             break

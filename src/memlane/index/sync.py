@@ -13,12 +13,14 @@ memory is bounded.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -48,6 +50,7 @@ CHUNKER_VERSION = 2  # 2: rows carry their text less an assistant's words (keys.
 CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync ran
 EMBED_BATCH = 64  # texts per provider call and per cache commit
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
+COUNT_AHEAD = 4  # files whose lines are counted on a thread ahead of the one being chunked
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
 TRIM_AFTER_CHUNKS = 5_000  # a sync that wrote this many chunks hands its freed heap back (release_freed_memory)
 STREAM_CHUNKS = 50_000  # chunks of changed files held at once; a bigger sync reads its files again per step
@@ -263,6 +266,7 @@ class _Prepared:
 
     rows: list[ChunkRow]
     derived: FileFacts
+    counted: dict[str, int] = field(default_factory=dict)  # hash -> tokens of the chunks the chunker counted
 
     @functools.cached_property
     def texts(self) -> dict[str, str]:
@@ -300,12 +304,12 @@ class _ChangedFiles:
     def __bool__(self) -> bool:
         return bool(self.files)
 
-    def add(self, info: FileInfo, state: FileState, text: str) -> None:
-        """A changed file, with the text it was listed with."""
+    def add(self, info: FileInfo, state: FileState, text: str, line_tokens: Sequence[int] | None = None) -> None:
+        """A changed file, with the text it was listed with (and its lines' token counts, if counted ahead)."""
         changed = _Changed(info, state)
         self.files.append(changed)
         if self.keep:
-            self._prepare(changed, text)
+            self._prepare(changed, text, line_tokens)
 
     def each(self, only_missing: bool = False) -> Iterator[tuple[_Changed, _Prepared]]:
         for changed in self.files:
@@ -341,10 +345,11 @@ class _ChangedFiles:
         self.report.notes.append(f"{changed.info.path}: {why}; left to the next pass")
         return None
 
-    def _prepare(self, changed: _Changed, text: str) -> _Prepared:
-        chunks = chunk_markdown(text, self.plan.tokens, self.plan.overlap, self.count)
+    def _prepare(self, changed: _Changed, text: str, line_tokens: Sequence[int] | None = None) -> _Prepared:
+        chunks = chunk_markdown(text, self.plan.tokens, self.plan.overlap, self.count, line_tokens)
         rows = chunk_rows(changed.info.path, "memory", split_lines(text), chunks, self.plan)
-        prepared = _Prepared(rows, derive_file(changed.info.path, text))
+        counted = {c.hash: c.tokens for c in chunks if c.tokens is not None}
+        prepared = _Prepared(rows, derive_file(changed.info.path, text), counted)
         if self.keep:
             self.kept_chunks += len(rows)
             if self.kept_chunks > STREAM_CHUNKS:  # too big to hold: from now on every step reads again
@@ -399,26 +404,39 @@ def _sync_pass(
     listed = {f.path for f in files}
     changed = _ChangedFiles(plan, provider.count_tokens if provider else whitespace_token_counter, report)
     touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved
-    for info in files:
-        old = known.get(info.path)
-        if old is not None and old.mtime == info.mtime_ns and old.size == info.size:
-            report.files_unchanged += 1
-            continue
-        try:
-            text = _read(info)
-        except OSError as exc:  # vanished or unreadable since listing: keep what the index has
-            report.notes.append(f"skipped {info.path}: {exc.strerror}")
-            continue
-        state = FileState(text_hash(text), info.mtime_ns, info.size, "memory")
-        if old is not None and old.hash == state.hash:
-            touched.append((info.path, state))
-            report.files_unchanged += 1
-            continue
-        changed.add(info, state, text)
-        if old is None:
-            report.files_added += 1
-        else:
-            report.files_changed += 1
+    # The next files' lines are counted on a thread while this one is chunked: the tokenizer releases the GIL,
+    # and counting was a third of a first index's time before its rows could be committed (docs/DESIGN.md §39).
+    ahead: collections.deque[tuple[FileInfo, bool, FileState, str, Future[list[int]]]] = collections.deque()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-count") as counting:
+
+        def add_oldest() -> None:
+            info, new, state, text, counted = ahead.popleft()
+            changed.add(info, state, text, counted.result() if changed.keep else None)
+            if new:
+                report.files_added += 1
+            else:
+                report.files_changed += 1
+
+        for info in files:
+            old = known.get(info.path)
+            if old is not None and old.mtime == info.mtime_ns and old.size == info.size:
+                report.files_unchanged += 1
+                continue
+            try:
+                text = _read(info)
+            except OSError as exc:  # vanished or unreadable since listing: keep what the index has
+                report.notes.append(f"skipped {info.path}: {exc.strerror}")
+                continue
+            state = FileState(text_hash(text), info.mtime_ns, info.size, "memory")
+            if old is not None and old.hash == state.hash:
+                touched.append((info.path, state))
+                report.files_unchanged += 1
+                continue
+            ahead.append((info, old is None, state, text, counting.submit(changed.count, split_lines(text))))
+            if len(ahead) > COUNT_AHEAD:
+                add_oldest()
+        while ahead:
+            add_oldest()
     removed = [p for p in known if p not in listed]
     report.files_removed = len(removed)
     # Record time from git (memlane.graph.record): every statement again when HEAD moved (or left git).
@@ -584,12 +602,17 @@ def _embed_missing(
         lacking = set(missing)
         for item, prepared in group:
             item.missing = any(h in lacking for h in prepared.texts)
-        # In slices: a tokenizer's batch holds every encoding at once (~350 MB more at 40k texts).
-        counts = [
+        # The chunks' own counts come from the chunker (the same counter); the rest are counted here, in
+        # slices: a tokenizer's batch holds every encoding at once (~350 MB more at 40k texts).
+        known = {h: n for _, prepared in group for h, n in prepared.counted.items()}
+        uncounted = [h for h in missing if h not in known]
+        counted = [
             n
-            for i in range(0, len(missing), COUNT_SLICE)
-            for n in provider.count_tokens([texts[h] for h in missing[i : i + COUNT_SLICE]])
+            for i in range(0, len(uncounted), COUNT_SLICE)
+            for n in provider.count_tokens([texts[h] for h in uncounted[i : i + COUNT_SLICE]])
         ]
+        known.update(zip(uncounted, counted, strict=True))
+        counts = [known[h] for h in missing]
         prefixes.append(np.array([int(h[:16], 16) for h in missing], dtype=np.uint64))
         token_counts.append(np.array(counts, dtype=np.int64))
     if not prefixes:
