@@ -406,12 +406,13 @@ def _sync_pass(
     touched: list[tuple[str, FileState]] = []  # content unchanged, mtime moved
     # The next files' lines are counted on a thread while this one is chunked: the tokenizer releases the GIL,
     # and counting was a third of a first index's time before its rows could be committed (docs/DESIGN.md §39).
-    ahead: collections.deque[tuple[FileInfo, bool, FileState, str, Future[list[int]]]] = collections.deque()
+    # Only while the pass keeps what it chunks: past STREAM_CHUNKS each step reads and counts its files again.
+    ahead: collections.deque[tuple[FileInfo, bool, FileState, str, Future[list[int]] | None]] = collections.deque()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-count") as counting:
 
         def add_oldest() -> None:
             info, new, state, text, counted = ahead.popleft()
-            changed.add(info, state, text, counted.result() if changed.keep else None)
+            changed.add(info, state, text, counted.result() if counted is not None and changed.keep else None)
             if new:
                 report.files_added += 1
             else:
@@ -432,7 +433,8 @@ def _sync_pass(
                 touched.append((info.path, state))
                 report.files_unchanged += 1
                 continue
-            ahead.append((info, old is None, state, text, counting.submit(changed.count, split_lines(text))))
+            counted = counting.submit(changed.count, split_lines(text)) if changed.keep else None
+            ahead.append((info, old is None, state, text, counted))
             if len(ahead) > COUNT_AHEAD:
                 add_oldest()
         while ahead:

@@ -236,7 +236,10 @@ def match_phrases(match: str) -> list[tuple[tuple[str, ...], str]]:
     for m in _PHRASE.finditer(match):
         if match[pos : m.start()].strip() not in ("", "OR"):
             raise ValueError(f"not a memlane keyword expression: {match!r}")
-        phrases.append((tuple(m.group(1).strip("{}").split()), m.group(2).replace('""', '"')))
+        columns = tuple(m.group(1).strip("{}").split())
+        if not columns:
+            raise ValueError(f"a term with no column in {match!r}")
+        phrases.append((columns, m.group(2).replace('""', '"')))
         pos = m.end()
     if match[pos:].strip() or not phrases:
         raise ValueError(f"not a memlane keyword expression: {match!r}")

@@ -8,13 +8,15 @@ costs about 2 µs a row (it reads each row's positions and its size record): a q
 - a term's postings (the rows it is in, and how often) come from the table's ``fts5vocab`` instance view
   and are kept, least recently used dropped past ``POSTINGS_MAX`` entries, so the common words an agent's
   questions share are read once;
-- every row's size in tokens (the ``%_docsize`` records) and the row count and total size (the
-  ``averages`` record) are read once;
-- both are dropped when the index's (epoch, generation) moves: every write moves it.
+- every row's size in tokens (the ``%_docsize`` records) is read once, the row count and total size (the
+  ``averages`` record) with every search;
+- when the index's (epoch, generation) moves (every write moves it), what is kept is caught up with the rows
+  added and deleted since (:meth:`Bm25._catch_up`), or read again on a new epoch.
 
 The ranking is FTS5's own: the same phrases (a term of several tokens is a phrase, its tokens adjacent in
 one column), the same IDF (``log((N - n + 0.5) / (n + 0.5))``, 1e-6 when not positive), k1 = 1.2, b =
-0.75, a row's size over all its columns. Ties go to the lower rowid.
+0.75, a row's size over all its columns, the terms summed in the same order. Ties go to the lower rowid.
+The state is per table: two tables (the whole text and the user text) keep up to 2 x ``POSTINGS_MAX``.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ...search.keywords import match_phrases
+from ..slices import in_slices
 from .schema import FTS_TOKENIZER
 
 K1 = 1.2
 B = 0.75
-POSTINGS_MAX = 4_000_000  # entries kept (docs and counts, 8 bytes each): 32 MB
+POSTINGS_MAX = 4_000_000  # entries kept per table (docs and counts, 8 bytes each): 32 MB
+KEY_COST = 16  # entries a kept phrase is charged besides its postings (so words found nowhere are bounded too)
 _OFFSET_BITS = 28  # a token's position in a column, packed beside its row and column for phrase matching
 _COLUMN_BITS = 4
 
@@ -43,6 +47,7 @@ _TOKENS = (
 )
 
 TOKENIZED_MAX = 100_000  # phrases whose tokens are kept (all tables share one tokenizer), then forgotten at once
+TOKENIZED_CHARS = 200  # a longer phrase is tokenized each time, not kept
 _TOKENIZED: dict[str, tuple[str, ...]] = {}
 _TOKENIZED_LOCK = threading.Lock()
 
@@ -71,7 +76,7 @@ class Bm25:
             phrases = match_phrases(match)
         except ValueError:
             return None
-        if any(c not in self.columns for cols, _ in phrases for c in cols):
+        if limit <= 0 or any(c not in self.columns for cols, _ in phrases for c in cols):
             return None
         with self._lock:
             began = not conn.in_transaction
@@ -79,12 +84,13 @@ class Bm25:
                 conn.execute("BEGIN")  # one snapshot: the generation, sizes and postings agree
             try:
                 return self._search(conn, phrases, limit)
-            except BaseException:
-                self._state = None  # half caught up, perhaps: read everything again next time
-                raise
             finally:
-                if began:
-                    conn.execute("COMMIT")
+                if began and conn.in_transaction:
+                    try:
+                        conn.execute("COMMIT")
+                    except sqlite3.Error:
+                        conn.execute("ROLLBACK")  # never left holding an old snapshot
+                        raise
 
     def _search(
         self, conn: sqlite3.Connection, phrases: list[tuple[tuple[str, ...], str]], limit: int
@@ -92,14 +98,19 @@ class Bm25:
         rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'epoch')"))
         state = (int(rows.get("epoch", 0)), int(rows.get("generation", 0)))
         total, avgdl = self._averages(conn)
-        if self._state is None or state[0] != self._state[0] or not len(self._rows):
-            self._reload(conn)
-        elif state != self._state:
-            self._catch_up(conn, total)
-        self._state = state
+        if state != self._state or not len(self._rows):
+            try:
+                if self._state is None or state[0] != self._state[0] or not len(self._rows):
+                    self._reload(conn)
+                else:
+                    self._catch_up(conn, total)
+            except BaseException:
+                self._state = None  # half caught up, perhaps: read everything again next time
+                raise
+            self._state = state
         if total <= 0 or not len(self._rows):
             return []
-        tokens = self._tokens(conn, [text for _, text in phrases])
+        tokens = tokenize(conn, [text for _, text in phrases])
         score = np.zeros(len(self._rows), np.float64)
         for (cols, _), toks in zip(phrases, tokens, strict=True):
             if not toks:
@@ -112,10 +123,12 @@ class Bm25:
             found = (at < len(self._rows)) & (self._rows[np.minimum(at, len(self._rows) - 1)] == docs)
             at, f = at[found], freq[found].astype(np.float64)
             size = self._sizes[at]
-            score[at] += (idf if idf > 0 else 1e-6) * (f * (K1 + 1)) / (f + K1 * (1 - B + B * size / avgdl))
+            # In FTS5's order of operations, so the scores are FTS5's to the last bit.
+            score[at] += (idf if idf > 0 else 1e-6) * ((f * (K1 + 1)) / (f + K1 * (1 - B + B * size / avgdl)))
         hit = np.flatnonzero(score > 0)
         if len(hit) > limit:
-            hit = hit[np.argpartition(-score[hit], limit - 1)[:limit]]
+            kth = np.partition(score[hit], len(hit) - limit)[len(hit) - limit]
+            hit = hit[score[hit] >= kth]  # every row tied at the cut stays, so the lower rowid wins it
         order = np.lexsort((self._rows[hit], -score[hit]))[:limit]
         return [(int(self._rows[i]), float(score[i])) for i in hit[order]]
 
@@ -146,42 +159,44 @@ class Bm25:
         if records:
             rows, sizes = self._sized(records)
             self._rows, self._sizes = np.concatenate([self._rows, rows]), np.concatenate([self._sizes, sizes])
-        fresh = self._fresh_places(conn, last) if records else {}
+        if not records and gone is None:
+            return  # a write that touched no row of this table (file times, a first index's shows, meta)
+        wanted = {t for _, toks in self._postings for t in toks}
+        fresh = self._fresh_places(conn, last, wanted) if records and wanted else {}
         for key, (docs, freq) in list(self._postings.items()):
+            cols, toks = key
             if gone is not None and len(gone):
                 stay = ~np.isin(docs, gone)
                 docs, freq = docs[stay], freq[stay]
-            cols, toks = key
-            new_docs, new_freq = _phrase_postings([_in_columns(fresh.get(t), cols, self.columns) for t in toks])
-            self._entries += 2 * (len(docs) + len(new_docs) - len(self._postings[key][0]))
-            self._postings[key] = (np.concatenate([docs, new_docs]), np.concatenate([freq, new_freq]))
+            if any(t in fresh for t in toks):
+                new_docs, new_freq = _phrase_postings([_in_columns(fresh.get(t), cols, self.columns) for t in toks])
+                docs, freq = np.concatenate([docs, new_docs]), np.concatenate([freq, new_freq])
+            self._entries += 2 * (len(docs) - len(self._postings[key][0]))
+            self._postings[key] = (docs, freq)
 
-    def _fresh_places(self, conn: sqlite3.Connection, last: int) -> dict[str, npt.NDArray[np.int64]]:
-        """Every token of the rows past ``last``, with its places (row, column, offset packed as in
-        :func:`_phrase_postings`), as the table's tokenizer makes them."""
+    def _fresh_places(self, conn: sqlite3.Connection, last: int, wanted: set[str]) -> dict[str, Places]:
+        """The places (packed as :func:`_packed_sql` packs them) of the ``wanted`` tokens in the rows past
+        ``last``, as the table's tokenizer makes them: the rows are tokenized again in a contentless TEMP table."""
         cols = ", ".join(self.columns)
+        name = f"bm25_{self.table}_fresh"
         conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_{self.table}_fresh USING fts5({cols}, "
-            f"tokenize='{FTS_TOKENIZER}')"
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5({cols}, content='', tokenize='{FTS_TOKENIZER}')"
         )
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name}_places USING fts5vocab(temp, {name}, 'instance')")
+        conn.execute(f"INSERT INTO temp.{name}({name}) VALUES('delete-all')")
         conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_{self.table}_fresh_places "
-            f"USING fts5vocab(temp, bm25_{self.table}_fresh, 'instance')"
+            f"INSERT INTO temp.{name}(rowid, {cols}) SELECT rowid, {cols} FROM {self.table} WHERE rowid > ?", (last,)
         )
-        conn.execute(f"DELETE FROM temp.bm25_{self.table}_fresh")
-        conn.execute(
-            f"INSERT INTO temp.bm25_{self.table}_fresh(rowid, {cols}) SELECT rowid, {cols} FROM {self.table} "
-            "WHERE rowid > ?",
-            (last,),
-        )
-        column = {c: i for i, c in enumerate(self.columns)}
-        places: dict[str, list[int]] = {}
-        for term, doc, col, offset in conn.execute(
-            f"SELECT term, doc, col, offset FROM temp.bm25_{self.table}_fresh_places"
-        ):
-            places.setdefault(str(term), []).append(_pack(int(doc), column[str(col)], int(offset)))
-        conn.execute(f"DELETE FROM temp.bm25_{self.table}_fresh")
-        return {term: np.array(sorted(at), dtype=np.int64) for term, at in places.items()}
+        packed = _packed_sql(self.columns, self.columns)
+        places: dict[str, Places] = {}
+        for part, marks in in_slices(sorted(wanted)):
+            for term, found in conn.execute(
+                f"SELECT term, group_concat({packed}) FROM temp.{name}_places WHERE term IN ({marks}) GROUP BY term",
+                part,
+            ):
+                places[str(term)] = np.sort(_ints(str(found or "")))
+        conn.execute(f"INSERT INTO temp.{name}({name}) VALUES('delete-all')")
+        return places
 
     def _read_sizes(self, conn: sqlite3.Connection) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Every row's id and size in tokens (all columns), ascending by id, from the ``%_docsize`` records
@@ -203,27 +218,6 @@ class Bm25:
             return 0, 0.0
         return values[0], sum(values[1:]) / values[0]
 
-    def _tokens(self, conn: sqlite3.Connection, texts: list[str]) -> list[tuple[str, ...]]:
-        """Each phrase's tokens, in order, as the tables' tokenizer makes them (porter stems). A text is
-        tokenized once a process (a scratch FTS5 table in TEMP costs ~100 statements a query)."""
-        todo = list(dict.fromkeys(t for t in texts if t not in _TOKENIZED))
-        if todo:
-            for ddl in _TOKENS:
-                conn.execute(ddl)
-            conn.execute("DELETE FROM temp.bm25_query")
-            conn.executemany("INSERT INTO temp.bm25_query(rowid, text) VALUES(?, ?)", enumerate(todo))
-            found: list[list[str]] = [[] for _ in todo]
-            for doc, token in conn.execute("SELECT doc, term FROM temp.bm25_query_tokens ORDER BY doc, offset"):
-                found[int(doc)].append(str(token))
-            with _TOKENIZED_LOCK:
-                if len(_TOKENIZED) + len(todo) > TOKENIZED_MAX:
-                    _TOKENIZED.clear()
-                _TOKENIZED.update(zip(todo, map(tuple, found), strict=True))
-            mine = dict(zip(todo, map(tuple, found), strict=True))
-        else:
-            mine = {}
-        return [mine[t] if t in mine else _TOKENIZED[t] for t in texts]
-
     def _phrase(self, conn: sqlite3.Connection, cols: tuple[str, ...], toks: tuple[str, ...]) -> Postings:
         key = (cols, toks)
         hit = self._postings.get(key)
@@ -232,10 +226,10 @@ class Bm25:
             return hit
         postings = self._read_token(conn, cols, toks[0]) if len(toks) == 1 else self._read_phrase(conn, cols, toks)
         self._postings[key] = postings
-        self._entries += 2 * len(postings[0])
+        self._entries += 2 * len(postings[0]) + KEY_COST
         while self._entries > POSTINGS_MAX and len(self._postings) > 1:
             _, (docs, _) = self._postings.popitem(last=False)
-            self._entries -= 2 * len(docs)
+            self._entries -= 2 * len(docs) + KEY_COST
         return postings
 
     def _instances(self, conn: sqlite3.Connection, cols: tuple[str, ...], token: str, what: str) -> str:
@@ -265,19 +259,56 @@ class Bm25:
         return rows, counts.astype(np.int64)
 
     def _read_phrase(self, conn: sqlite3.Connection, cols: tuple[str, ...], toks: tuple[str, ...]) -> Postings:
-        """Rows holding the tokens side by side in one column, and how many times."""
-        column = {c: i for i, c in enumerate(self.columns)}
-        case = " ".join(f"WHEN '{c}' THEN {column[c]}" for c in cols)
-        what = f"((doc << {_COLUMN_BITS + _OFFSET_BITS}) | ((CASE col {case} END) << {_OFFSET_BITS}) | offset)"
-        return _phrase_postings([_ints(self._instances(conn, cols, token, what)) for token in toks])
+        """Rows holding the tokens side by side in one column, and how many times. Each distinct token is read
+        once, and reading stops at the first token that leaves no start (a phrase of many tokens stays cheap)."""
+        packed = _packed_sql(cols, self.columns)
+        read: dict[str, Places] = {}
+        starts: Places | None = None
+        for i, token in enumerate(toks):
+            if token not in read:
+                read[token] = _ints(self._instances(conn, cols, token, packed))
+            at = read[token] - i
+            starts = at if starts is None else np.intersect1d(starts, at, assume_unique=True)
+            if not len(starts):
+                break
+        assert starts is not None
+        return _phrase_postings([starts])
 
 
-def _pack(doc: int, column: int, offset: int) -> int:
-    return (doc << (_COLUMN_BITS + _OFFSET_BITS)) | (column << _OFFSET_BITS) | offset
+def tokenize(conn: sqlite3.Connection, texts: list[str]) -> list[tuple[str, ...]]:
+    """Each text's tokens, in order, as the index's tokenizer makes them (porter stems). A text is tokenized once
+    a process (a scratch FTS5 table in TEMP costs ~100 statements a query); one over ``TOKENIZED_CHARS`` each
+    time."""
+    with _TOKENIZED_LOCK:
+        known = {t: _TOKENIZED[t] for t in texts if t in _TOKENIZED}
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    if todo:
+        for ddl in _TOKENS:
+            conn.execute(ddl)
+        conn.execute("DELETE FROM temp.bm25_query")
+        conn.executemany("INSERT INTO temp.bm25_query(rowid, text) VALUES(?, ?)", enumerate(todo))
+        found: list[list[str]] = [[] for _ in todo]
+        for doc, token in conn.execute("SELECT doc, term FROM temp.bm25_query_tokens ORDER BY doc, offset"):
+            found[int(doc)].append(str(token))
+        conn.execute("DELETE FROM temp.bm25_query")
+        made = {t: tuple(toks) for t, toks in zip(todo, found, strict=True)}
+        known.update(made)
+        with _TOKENIZED_LOCK:
+            if len(_TOKENIZED) + len(made) > TOKENIZED_MAX:
+                _TOKENIZED.clear()
+            _TOKENIZED.update((t, toks) for t, toks in made.items() if len(t) <= TOKENIZED_CHARS)
+    return [known[t] for t in texts]
+
+
+def _packed_sql(cols: Sequence[str], columns: Sequence[str]) -> str:
+    """SQL of an instance's place, (row, column, offset) packed into one integer (its column by its index in
+    ``columns``), so the places of a phrase's tokens line up by subtraction."""
+    case = " ".join(f"WHEN '{c}' THEN {columns.index(c)}" for c in cols)
+    return f"((doc << {_COLUMN_BITS + _OFFSET_BITS}) | ((CASE col {case} END) << {_OFFSET_BITS}) | offset)"
 
 
 def _in_columns(places: npt.NDArray[np.int64] | None, cols: tuple[str, ...], columns: tuple[str, ...]) -> Places:
-    """``places`` (packed by :func:`_pack`) in ``cols`` only."""
+    """``places`` (packed as :func:`_packed_sql` packs them) in ``cols`` only."""
     if places is None:
         return np.zeros(0, np.int64)
     wanted = [columns.index(c) for c in cols]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -10,16 +11,13 @@ from ...errors import IndexError_
 from ..facts import FACT_DROP, FACT_SCHEMA
 from ..rows import ChunkRow, FileState, StoredChunk, lines_from_chunks, now_ms
 from ..slices import in_slices
-from .bm25 import Bm25
+from .bm25 import Bm25, tokenize
 from .connection import SQLiteConnection
-from .schema import CHUNK_SCHEMA, FTS_TOKENIZER, INDEX_ID
+from .schema import CHUNK_SCHEMA, INDEX_ID
 
-# Per connection, in TEMP: a scratch table that tokenizes query terms, its tokens, and the chunks' vocabulary.
-_QUERY_VOCAB = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5(text, tokenize='{FTS_TOKENIZER}')",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_token_list USING fts5vocab(temp, query_tokens, 'instance')",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab USING fts5vocab(main, chunks_fts, 'row')",
-)
+# Per connection, in TEMP: the chunks' vocabulary (document frequencies).
+_CHUNK_VOCAB = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab USING fts5vocab(main, chunks_fts, 'row')"
+_log = logging.getLogger(__name__)
 
 
 class ChunkTables(SQLiteConnection):
@@ -137,13 +135,8 @@ class ChunkTables(SQLiteConnection):
         "projects" is looked up as the stem "project"; a term of several tokens ("well-being") counts as its
         rarest token, an upper bound of the phrase."""
         with self._reading() as conn:
-            for ddl in _QUERY_VOCAB:
-                conn.execute(ddl)
-            conn.execute("DELETE FROM temp.query_tokens")
-            conn.executemany("INSERT INTO temp.query_tokens(rowid, text) VALUES(?, ?)", enumerate(terms, 1))
-            tokens: dict[int, list[str]] = {}
-            for doc, token in conn.execute("SELECT doc, term FROM temp.query_token_list"):
-                tokens.setdefault(int(doc), []).append(token)
+            conn.execute(_CHUNK_VOCAB)
+            tokens = dict(enumerate(tokenize(conn, list(terms)), 1))
             unique = sorted({t for ts in tokens.values() for t in ts})
             counts: dict[str, int] = {}
             for part, marks in in_slices(unique):
@@ -162,8 +155,9 @@ class ChunkTables(SQLiteConnection):
         with self._reading() as conn:
             try:
                 ranked = self._ranker(fts).search(conn, match, limit)
-            except sqlite3.Error:
-                ranked = None  # FTS5's own ranking below says what is wrong, if anything is
+            except Exception as exc:  # FTS5's own ranking below answers, or says what is wrong
+                _log.warning("kept-postings ranking failed (%s); FTS5 ranks this search", exc)
+                ranked = None
             if ranked is not None:
                 return ranked
             sql = f"SELECT rowid, -bm25({fts}) FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT ?"
@@ -175,4 +169,5 @@ class ChunkTables(SQLiteConnection):
 
     def _ranker(self, fts: str) -> Bm25:
         rankers: dict[str, Bm25] = self.__dict__.setdefault("_bm25", {})
-        return rankers.setdefault(fts, Bm25(fts, ("text", "cjk")))
+        ranker = rankers.get(fts)
+        return ranker if ranker is not None else rankers.setdefault(fts, Bm25(fts, ("text", "cjk")))
