@@ -138,7 +138,7 @@ def test_a_small_postings_budget_still_ranks_right(tmp_path: Path, monkeypatch: 
         mem.sync()
         for question in QUESTIONS * 2:
             _assert_ranked_as_fts5(mem, question)
-        ranker = mem.store._ranker("chunks_fts")  # type: ignore[attr-defined]
+        ranker = mem.store._rankers["chunks_fts"]  # type: ignore[attr-defined]
         assert ranker._entries <= 6 or len(ranker._postings) == 1
 
 

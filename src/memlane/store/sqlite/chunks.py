@@ -6,6 +6,7 @@ import logging
 import secrets
 import sqlite3
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from ...errors import IndexError_
 from ..facts import FACT_DROP, FACT_SCHEMA
@@ -22,6 +23,11 @@ _log = logging.getLogger(__name__)
 
 class ChunkTables(SQLiteConnection):
     """Files, chunks and the chunks' word indexes."""
+
+    def _fields(self, path: Path, busy_timeout_ms: int) -> None:
+        super()._fields(path, busy_timeout_ms)
+        # FTS5's ranking from postings this store keeps, one per word index (bm25.py).
+        self._rankers = {fts: Bm25(fts, ("text", "cjk")) for fts in ("chunks_fts", "chunks_said_fts")}
 
     def file_states(self) -> dict[str, FileState]:
         with self._reading() as conn:
@@ -154,7 +160,7 @@ class ChunkTables(SQLiteConnection):
         fts = "chunks_said_fts" if said else "chunks_fts"
         with self._reading() as conn:
             try:
-                ranked = self._ranker(fts).search(conn, match, limit)
+                ranked = self._rankers[fts].search(conn, match, limit)
             except Exception as exc:  # FTS5's own ranking below answers, or says what is wrong
                 _log.warning("kept-postings ranking failed (%s); FTS5 ranks this search", exc)
                 ranked = None
@@ -166,8 +172,3 @@ class ChunkTables(SQLiteConnection):
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"keyword search failed for {match!r}: {exc}") from None
         return [(int(seq), float(score)) for seq, score in rows]
-
-    def _ranker(self, fts: str) -> Bm25:
-        rankers: dict[str, Bm25] = self.__dict__.setdefault("_bm25", {})
-        ranker = rankers.get(fts)
-        return ranker if ranker is not None else rankers.setdefault(fts, Bm25(fts, ("text", "cjk")))
