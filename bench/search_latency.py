@@ -83,19 +83,26 @@ def measure(mem: memlane.Memory, qs: list[dict[str, Any]], label: str, with_now:
     provider = mem.choice.provider
     mem.search("warm up the model and the vector matrices", max_results=10, min_score=0)
     total: list[float] = []
+    each: dict[str, list[float]] = defaultdict(list)  # each stage's ms in each search
     with stages(mem) as spent:
         for q in qs:
             if provider is not None and hasattr(provider, "_queries"):
                 provider._queries._vectors.clear()  # type: ignore[attr-defined]  # embedded for the first time
+            before = dict(spent)
             t = time.perf_counter()
             mem.search(q["question"], max_results=10, min_score=0, now=question_date(q) if with_now else None)
             total.append((time.perf_counter() - t) * 1000)
+            for k, v in spent.items():
+                each[k].append((v - before.get(k, 0.0)) * 1000)
     p50, p95 = pct(total)
     when = "with now" if with_now else "without now"
     print(f"{label}, {when}: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({len(qs)} questions)")
     mean = sum(total) / len(total)
     parts = ", ".join(f"{k} {v * 1000 / len(qs):.1f}" for k, v in sorted(spent.items(), key=lambda kv: -kv[1]))
     print(f"  mean {mean:.1f} ms per search: {parts}")
+    medians = {k: float(np.median(v + [0.0] * (len(qs) - len(v)))) for k, v in each.items()}
+    parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(medians.items(), key=lambda kv: -kv[1]))
+    print(f"  each stage's median ms: {parts} (the rest: {p50 - sum(medians.values()):.1f} of the p50)")
 
 
 def main() -> None:

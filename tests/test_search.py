@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import memlane
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, index_sql, write
 from memlane.search import ranking as search_mod
 from memlane.search.keywords import cjk_terms, content_terms, match_expression
 
@@ -282,6 +282,29 @@ def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake:
     with memlane.open(ws, provider=fake, chunking={"tokens": 16, "overlap": 0}, query={"window": 0}) as mem:
         r = mem.search("lighthouse", min_score=0).results[0]
         assert r.end_line - r.start_line + 1 <= 2
+
+
+def test_any_span_of_lines_is_rebuilt_from_the_chunks_that_cover_it(tmp_path: Path, fake: FakeEmbedder) -> None:
+    """Windows read lines from the chunks: from the last chunk that starts at or before the span on. With
+    overlapping chunks, an over-long line in pieces and blank lines, every span comes out as the same lines
+    of the whole file (a bound one chunk too late loses the lines only an earlier chunk covers)."""
+    ws = tmp_path / "w"
+    lines = [f"- note {i} on the harbour crane and its winch" for i in range(1, 61)]
+    lines[9] = ""
+    lines[30] = " ".join(f"word{i}" for i in range(400))  # longer than a chunk: split into pieces on line 31
+    lines[44] = ""
+    write(ws, "memory/log.md", "\n".join(lines) + "\n")
+    with memlane.open(ws, provider=fake, chunking={"tokens": 40, "overlap": 12}) as mem:
+        mem.sync()
+        store = mem.store
+        full = store.lines_of("memory/log.md", 1, 62)
+        assert full[:30] == lines[:30] and full[31:60] == lines[31:60] and full[60:] == ["", ""]
+        assert full[30].split() == lines[30].split()
+        spans = index_sql(mem, "SELECT start_line, end_line FROM chunks WHERE path = 'memory/log.md'")
+        assert any(s2 <= e1 for (_, e1), (s2, _) in zip(sorted(spans), sorted(spans)[1:], strict=False))  # overlap
+        for start in range(1, 63):
+            for end in range(start, min(start + 14, 62) + 1):
+                assert store.lines_of("memory/log.md", start, end) == full[start - 1 : end], (start, end)
 
 
 def test_counts_past_a_million_are_one_clear_error(fact_workspace: Path, fake: FakeEmbedder) -> None:

@@ -145,7 +145,9 @@ def rank(
         row = rows_by_seq.get(c.seq)
         if row is None:  # deleted between the two reads
             continue
-        result = _result(row, c, terms, use_vector, use_text)
+        # a chunk shorter than the window gets its snippet from the widened lines: not made twice
+        short = bool(window) and row.end_line - row.start_line + 1 < window
+        result = _result(row, c, terms, use_vector, use_text, snippet=not short)
         if window:
             widened = _widen(store, result, window, results, terms)
             if widened is None:
@@ -431,13 +433,15 @@ def _mmr(
     return [ranked[i] for i in chosen] + [ranked[i] for i in left]
 
 
-def _result(row: StoredChunk, c: _Candidate, terms: list[str], use_vector: bool, use_text: bool) -> SearchResult:
+def _result(
+    row: StoredChunk, c: _Candidate, terms: list[str], use_vector: bool, use_text: bool, snippet: bool = True
+) -> SearchResult:
     return SearchResult(
         path=row.path,
         start_line=row.start_line,
         end_line=row.end_line,
         score=c.score,
-        snippet=make_snippet(row.text, terms),
+        snippet=make_snippet(row.text, terms) if snippet else "",
         source=row.source,
         vector_score=c.vector if use_vector else None,
         text_score=c.text if use_text else None,

@@ -121,9 +121,12 @@ class ChunkTables(PostgresConnection):
         return int(rows[0][0] or 0)
 
     def lines_of(self, path: str, start: int, end: int) -> list[str]:
+        # From the last chunk starting at or before ``start`` on, as in SQLite (sqlite/chunks.py LINES_OF)
+        chunks = self._t("chunks")
         rows = self._rows(
-            f"SELECT start_line, end_line, text FROM {self._t('chunks')} WHERE agent = %s AND path = %s "
-            "AND end_line >= %s AND start_line <= %s ORDER BY start_line, seq",
-            (self.agent, path, start, end),
+            f"SELECT start_line, end_line, text FROM {chunks} WHERE agent = %s AND path = %s AND start_line <= %s "
+            f"AND end_line >= %s AND start_line >= coalesce((SELECT start_line FROM {chunks} WHERE agent = %s "
+            "AND path = %s AND start_line <= %s ORDER BY start_line DESC LIMIT 1), 0) ORDER BY start_line, seq",
+            (self.agent, path, end, start, self.agent, path, start),
         )
         return lines_from_chunks(rows, start, end)
