@@ -287,9 +287,11 @@ def test_results_are_widened_to_the_window_without_repeats(tmp_path: Path, fake:
 def test_any_span_of_lines_is_rebuilt_from_the_chunks_that_cover_it(tmp_path: Path, fake: FakeEmbedder) -> None:
     """Windows read lines from the chunks: from the last chunk that starts at or before the span on. With
     overlapping chunks, an over-long line in pieces and blank lines, every span comes out as the same lines
-    of the whole file (a bound one chunk too late loses the lines only an earlier chunk covers)."""
+    of the whole file (a bound one chunk too late loses the lines only an earlier chunk covers; a span above
+    the first chunk reads from the top)."""
     ws = tmp_path / "w"
     lines = [f"- note {i} on the harbour crane and its winch" for i in range(1, 61)]
+    lines[0] = lines[1] = ""  # no chunk starts before line 3: a span from the top has no chunk to start at
     lines[9] = ""
     lines[30] = " ".join(f"word{i}" for i in range(400))  # longer than a chunk: split into pieces on line 31
     lines[44] = ""

@@ -16,15 +16,16 @@ from .bm25 import Bm25, tokenize
 from .connection import SQLiteConnection
 from .schema import CHUNK_SCHEMA, INDEX_ID
 
-# Per connection, in TEMP: the chunks' vocabulary (document frequencies).
 # The chunks covering lines ?2..?3 of file ?1. Chunks follow each other down a file (a later start never ends
 # earlier), so the last chunk starting at or before ?2 covers every line from ?2 on that an earlier chunk
-# covers: the range starts there, one index seek, instead of at the top of the file.
+# covers: the range starts there, one index seek, instead of at the top of the file. No chunk starts that
+# early (a file opening with blank lines): from the top.
 LINES_OF = (
     "SELECT start_line, end_line, text FROM chunks WHERE path = ?1 AND start_line <= ?3 AND end_line >= ?2 "
     "AND start_line >= coalesce((SELECT start_line FROM chunks WHERE path = ?1 AND start_line <= ?2 "
     "ORDER BY start_line DESC LIMIT 1), 0) ORDER BY start_line, seq"
 )
+# Per connection, in TEMP: the chunks' vocabulary (document frequencies).
 _CHUNK_VOCAB = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab USING fts5vocab(main, chunks_fts, 'row')"
 _log = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ class ChunkTables(SQLiteConnection):
     def lines_of(self, path: str, start: int, end: int) -> list[str]:
         """Lines ``start..end`` of an indexed file, rebuilt from its chunks ('' where none covers a line).
 
-        The index range starts at the last chunk that starts at or before ``start`` (LINES_FROM): without
+        The index range starts at the last chunk that starts at or before ``start`` (LINES_OF): without
         that bound, the scan walked every chunk from the top of the file, reading each row for its end line
         (0.4 ms per window on real logs, ~3,000 chunks in a busy day's file)."""
         with self._reading() as conn:
