@@ -8,6 +8,7 @@ best keyword match gets 1.0 and weaker ones proportionally less.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable
@@ -145,11 +146,10 @@ def rank(
         row = rows_by_seq.get(c.seq)
         if row is None:  # deleted between the two reads
             continue
-        # a chunk shorter than the window gets its snippet from the widened lines: not made twice
-        short = bool(window) and row.end_line - row.start_line + 1 < window
-        result = _result(row, c, terms, use_vector, use_text, snippet=not short)
+        # with a window, the snippet is made by _widen, from the lines it shows: not made twice
+        result = _result(row, c, terms, use_vector, use_text, snippet=not window)
         if window:
-            widened = _widen(store, result, window, results, terms)
+            widened = _widen(store, result, row.text, window, results, terms)
             if widened is None:
                 continue
             result = widened
@@ -346,9 +346,10 @@ def _score_keys(
 
 
 def _widen(
-    store: IndexStore, result: SearchResult, window: int, taken: list[SearchResult], terms: list[str]
+    store: IndexStore, result: SearchResult, text: str, window: int, taken: list[SearchResult], terms: list[str]
 ) -> SearchResult | None:
-    """The result widened to ``window`` lines around its chunk; None if a better result already covers it.
+    """The result (its chunk's ``text``) widened to ``window`` lines around its chunk, with its snippet; None
+    if a better result already covers it.
 
     Widening never reaches into lines a better result already shows, so results do not repeat each other.
     """
@@ -356,7 +357,7 @@ def _widen(
     if any(t.path == result.path and t.start_line <= middle <= t.end_line for t in taken):
         return None
     if result.end_line - result.start_line + 1 >= window:
-        return result
+        return dataclasses.replace(result, snippet=make_snippet(text, terms))
     shown = [(t.start_line, t.end_line) for t in taken if t.path == result.path]
     start, end = widen_span(result.start_line, result.end_line, store.last_line(result.path), window, shown)
     lines = store.lines_of(result.path, start, end)

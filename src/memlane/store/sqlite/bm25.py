@@ -25,7 +25,7 @@ import math
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -263,16 +263,13 @@ class Bm25:
         once, and reading stops at the first token that leaves no start (a phrase of many tokens stays cheap)."""
         packed = _packed_sql(cols, self.columns)
         read: dict[str, Places] = {}
-        starts: Places | None = None
-        for i, token in enumerate(toks):
+
+        def places(token: str) -> Places:
             if token not in read:
                 read[token] = _ints(self._instances(conn, cols, token, packed))
-            at = read[token] - i
-            starts = at if starts is None else np.intersect1d(starts, at, assume_unique=True)
-            if not len(starts):
-                break
-        assert starts is not None
-        return _phrase_postings([starts])
+            return read[token]
+
+        return _phrase_postings(places(t) for t in toks)  # read lazily: it stops at the first dead end
 
 
 def tokenize(conn: sqlite3.Connection, texts: list[str]) -> list[tuple[str, ...]]:
@@ -315,12 +312,16 @@ def _in_columns(places: npt.NDArray[np.int64] | None, cols: tuple[str, ...], col
     return places[np.isin((places >> _OFFSET_BITS) & ((1 << _COLUMN_BITS) - 1), wanted)]
 
 
-def _phrase_postings(places: list[Places]) -> Postings:
+def _phrase_postings(places: Iterable[Places]) -> Postings:
     """Rows where the tokens whose ``places`` are given (packed, ascending) stand side by side, in order, in
-    one column, and how many times; for one token, the rows it is in."""
-    starts = places[0]
-    for i, at in enumerate(places[1:], 1):
+    one column, and how many times; for one token, the rows it is in. ``places`` is drawn no further than the
+    first token that leaves no start."""
+    tokens = iter(places)
+    starts = next(tokens)
+    for i, at in enumerate(tokens, 1):
         starts = np.intersect1d(starts, at - i, assume_unique=True)
+        if not len(starts):
+            break
     rows, counts = np.unique(starts >> (_COLUMN_BITS + _OFFSET_BITS), return_counts=True)
     return rows, counts.astype(np.int64)
 
