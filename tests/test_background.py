@@ -72,7 +72,9 @@ def test_watcher_follows_create_change_rename_and_delete(workspace: Path, fake: 
         assert mem.wait_idle(30)
         assert not mem.search("boat").stale
         status = background(mem)
-        assert status["running"] and status["lastError"] is None and status["syncs"] >= 4
+        # Nothing but the background synced after mem.sync(). Steps and syncs are not one to one: a sync's
+        # catch-up passes take in a change made while it runs (CI on PostgreSQL once counted 3 for 5 steps).
+        assert status["running"] and status["lastError"] is None and status["syncs"] >= 1
 
 
 def test_bank_pages_are_watched_too(workspace: Path, fake: FakeEmbedder) -> None:
