@@ -11,6 +11,7 @@ stamp makes it theirs.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 Origin = Literal["person", "agent", "file"]
@@ -20,29 +21,47 @@ AGENT_SPEAKER = "assistant"  # the speaker capture names the agent by
 _STAMP = re.compile(r"\((?P<who>[^()\n]{1,60}), (?P<at>\d{1,2}:\d{2})\)")
 
 
-def stamp_at(text: str) -> int | None:
-    """Where the provenance stamp at the end of ``text`` starts (trailing blanks aside), or None. Found from
-    the last "(", so a long line costs one pass."""
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """A captured bullet's provenance: where it starts in the text, whose words, and when ("14:05")."""
+
+    start: int
+    who: str
+    at: str
+
+
+def stamp_of(text: str) -> Stamp | None:
+    """The provenance stamp at the end of ``text`` (trailing blanks aside), or None. Found from the last "(",
+    so a long line costs one pass."""
     end = len(text.rstrip())
     if not end or text[end - 1] != ")":
         return None
     start = text.rfind("(", 0, end)
-    return start if start >= 0 and _STAMP.fullmatch(text, start, end) else None
+    m = _STAMP.fullmatch(text, start, end) if start >= 0 else None
+    return Stamp(start, m.group("who").strip(), m.group("at")) if m else None
 
 
-def speaker_of(text: str) -> str | None:
-    """The speaker a captured bullet's stamp names, or None for a bullet written by hand."""
-    start = stamp_at(text)
-    if start is None:
-        return None
-    m = _STAMP.match(text, start)
-    return m.group("who").strip() if m else None
+def stamp_at(text: str) -> int | None:
+    """Where the provenance stamp at the end of ``text`` starts, or None."""
+    found = stamp_of(text)
+    return found.start if found else None
 
 
 def origin_of(text: str) -> Origin:
     """``agent`` for a bullet captured from the agent's words, ``person`` for one captured from the person's,
     ``file`` for one written by hand."""
-    who = speaker_of(text)
-    if who is None:
+    found = stamp_of(text)
+    if found is None:
         return "file"
-    return "agent" if who.casefold() == AGENT_SPEAKER else "person"
+    return "agent" if found.who.casefold() == AGENT_SPEAKER else "person"
+
+
+def origins_in(passage: str) -> list[Origin]:
+    """The origins of the captured bullets a passage of a memory file shows (those with a stamp), in
+    ``ORIGINS`` order; empty for a passage that holds none."""
+    found: set[Origin] = set()
+    for line in passage.split("\n"):
+        body = line.lstrip(" \t")
+        if body[:2] in ("- ", "* ", "+ ") and stamp_of(body) is not None:
+            found.add(origin_of(body))
+    return [o for o in ORIGINS if o in found]
