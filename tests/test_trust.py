@@ -218,7 +218,7 @@ def test_origins_in_a_passage() -> None:
     assert origins_in("- W @Peter: Peter moved.\n- a note") == []
 
 
-def test_search_and_recall_payloads_say_whose_words_a_captured_passage_holds(tmp_path: Path) -> None:
+def _billing(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "memory").mkdir()
@@ -229,6 +229,11 @@ def test_search_and_recall_payloads_say_whose_words_a_captured_passage_holds(tmp
         encoding="utf-8",
     )
     (ws / "MEMORY.md").write_text("# Memory\n\n- The billing export writes CSV files.\n", encoding="utf-8")
+    return ws
+
+
+def test_search_and_recall_payloads_say_whose_words_a_captured_passage_holds(tmp_path: Path) -> None:
+    ws = _billing(tmp_path)
     with memlane.open(ws, provider="none") as mem:
         found = run_tool(mem, "memory_search", {"query": "billing export"})
         recalled = run_tool(mem, "memory_recall", {"query": "billing export cron"})
@@ -236,6 +241,21 @@ def test_search_and_recall_payloads_say_whose_words_a_captured_passage_holds(tmp
     assert by_path["memory/2026-05-01.md"]["origins"] == ["person", "agent"]
     assert "origins" not in by_path["MEMORY.md"]  # no captured bullet in it
     assert {f["origin"] for f in recalled["facts"]} == {"person", "agent"}
+
+
+def test_the_cli_says_whose_words_too(tmp_path: Path) -> None:
+    ws = _billing(tmp_path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def memlane_cli(*args: str) -> str:
+        cmd = [sys.executable, "-m", "memlane", "--workspace", str(ws), *args]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        return out.stdout
+
+    recalled = memlane_cli("recall", "billing export cron")
+    assert "said by the agent" in recalled and "said by the person" in recalled
+    assert "captured: person, agent" in memlane_cli("search", "billing export", "--min-score", "0")
 
 
 # -- the poisoned session (issue 41 item 2): a web page's words, repeated by the agent

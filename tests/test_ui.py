@@ -301,6 +301,19 @@ def test_browser_search_then_click_through_to_the_cited_line(served: str, browse
 
 
 @pytest.mark.sqlite_only
+def test_browser_shows_whose_words_a_fact_holds(served: str, browser_page: Any) -> None:
+    page = browser_page
+    page.goto(served + "/?q=" + "Dana post-mortem review")
+    agent = page.locator(".fact-result", has_text="post-mortem").first.locator(".origin")
+    assert agent.is_visible() and agent.inner_text() == "said by the agent"
+    passage = page.locator(".passage-result", has_text="2026-01-14").first
+    assert "captured" in passage.locator(".captured").inner_text()
+    page.goto(served + "/file?path=memory/2026-01-14.md")
+    assert page.locator('li[data-origin="agent"]').count() == 1
+    assert page.locator('li[data-origin="person"]').count() >= 3
+
+
+@pytest.mark.sqlite_only
 def test_browser_entity_timeline_and_graph(served: str, browser_page: Any) -> None:
     page = browser_page
     page.goto(served + "/entities")
