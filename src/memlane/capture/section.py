@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,7 @@ def correct(bullets: Sequence[str], old: str, new: str) -> Fix | None:
     else:
         find, put, unit = " ".join(old_parts), " ".join(new_parts), []
     pattern = _standalone(find)
+    reach = len(new_parts) + len(old_parts)
     best: tuple[tuple[int, int, int, int], int, int, int, str] | None = None
     for index, line in enumerate(bullets):
         head = _HEAD.match(line)
@@ -161,22 +163,23 @@ def correct(bullets: Sequence[str], old: str, new: str) -> Fix | None:
         hi = stamp if stamp is not None else len(text)
         body = line[lo:hi]
         words = {_key(w) for w in _WORD.findall(body)}
+        bonus = sum(1 for w in {_key(p) for p in (*new_parts, *old_parts)} if w and w in words)
         for m in pattern.finditer(body):
-            after = [_key(w) for w in _WORD.findall(body[m.end() : m.end() + 200])]
-            before = [_key(w) for w in _WORD.findall(body[max(0, m.start() - 200) : m.start()])]
+            # the few words either side where the correction's unit or context words can stand
+            after = [w.group(0).casefold() for w in itertools.islice(_WORD.finditer(body, m.end()), reach)]
+            before = [w.casefold() for w in _WORD.findall(body, max(0, m.start() - 120), m.start())[-reach:]]
             if numeric:
                 near = {*after[: len(unit) + 1], *before[-1:]}
-                score, text = sum(1 for u in unit if u in near), put
+                score, replacement = sum(1 for u in unit if u in near), put
             else:
-                score, text = _trimmed(new_parts, after, before)
-            bonus = sum(1 for w in {_key(p) for p in (*new_parts, *old_parts)} if w and w in words)
+                score, replacement = _trimmed(new_parts, after, before)
             rank = (score, bonus, index, -m.start())
             if best is None or rank > best[0]:
-                best = (rank, index, lo + m.start(), lo + m.end(), text)
+                best = (rank, index, lo + m.start(), lo + m.end(), replacement)
     if best is None:
         return None
-    rank, index, start, end, text = best
-    line = bullets[index][:start] + text + bullets[index][end:]
+    rank, index, start, end, replacement = best
+    line = bullets[index][:start] + replacement + bullets[index][end:]
     if not numeric:
         head = _HEAD.match(line)
         if head:  # the bullet's own tag for the value it named
