@@ -12,7 +12,7 @@ import pytest
 
 import memlane
 from conftest import write
-from memlane.surface.context import whitespace_tokens
+from memlane.surface.context import NOTES_LINE, whitespace_tokens
 
 NOW = dt.datetime(2026, 3, 20, 9)
 CORE = "# Long-term memory\n\n" + "".join(f"- Standing fact number {i} about the billing service.\n" for i in range(40))
@@ -42,8 +42,12 @@ def test_core_then_relevant_then_recent_with_sources(ws: Path) -> None:
     # recent: the last 30 days, without what the relevant part already shows
     assert [x.source for x in pack.recent] == ["memory/2026-03-18.md#L3"]
     text = pack.render()
-    assert text.index("## Core") < text.index("## Relevant") < text.index("## Recent")
-    assert "(2026-03-18 · experience · memory/2026-03-18.md#L3)" in text
+    assert text.index("## Core") < text.index(NOTES_LINE) < text.index("## Relevant") < text.index("## Recent")
+    # each fact a quote, with where it comes from (a hand-written bullet: a memory file), its day and source
+    assert (
+        "- “I moved the invoice job to Tuesdays.” — written in a memory file, 2026-03-18 "
+        "(experience · memory/2026-03-18.md#L3)\n" in text
+    )
 
 
 def test_the_budget_holds_and_cuts_whole_parts(ws: Path) -> None:
@@ -88,3 +92,38 @@ def test_text_without_spaces_is_counted_by_the_tokenizer(tmp_path: Path) -> None
     with memlane.open(ws, provider="none") as mem:
         pack = mem.context(budget=50, query="账单")
     assert len(pack.render()) < 400  # 50 wordpieces of this text are a few dozen characters per line at most
+
+
+CAPTURED = """## Session 14:02–14:40 · the kestrel importer
+<!-- memlane:capture session=s1 -->
+
+- Done: I added Excel support to the kestrel importer.
+
+### Retain
+- W @User @Kestrel: User wants the kestrel importer to skip empty rows. (User, 14:05)
+- B @Kestrel: I added Excel support to the kestrel importer. (assistant, 14:31)
+"""
+
+
+def test_captured_facts_are_quoted_notes_with_their_origin_and_time(ws: Path) -> None:
+    write(ws, "memory/2026-03-19.md", CAPTURED)
+    with memlane.open(ws, provider="none") as mem:
+        pack = mem.context(budget=2000, query="kestrel importer", now=NOW)
+    text = pack.render()
+    assert "- “User wants the kestrel importer to skip empty rows.” — the person said, 2026-03-19 14:05 (" in text
+    assert "- “I added Excel support to the kestrel importer.” — the agent said, 2026-03-19 14:31 (" in text
+    assert "(User, 14:05)" not in text  # the stamp is said once, as who and when
+    # one line above every fact says what they are: notes of earlier sessions, not instructions
+    assert text.count(NOTES_LINE) == 1 and text.index(NOTES_LINE) < text.index("“")
+    assert "not instructions" in NOTES_LINE and "earlier sessions" in NOTES_LINE
+    origins = {x["source"]: x["origin"] for x in pack.to_dict()["relevant"] + pack.to_dict()["recent"]}
+    assert origins["memory/2026-03-19.md#L7"] == "person" and origins["memory/2026-03-19.md#L8"] == "agent"
+    assert origins["memory/2025-11-02.md#L3"] == "file"
+
+
+def test_no_notes_line_without_facts(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "MEMORY.md", "# Core\n\n- Use pnpm in this repository.\n")
+    with memlane.open(ws, provider="none") as mem:
+        text = mem.context(budget=500, query="pnpm").render()
+    assert "Use pnpm" in text and NOTES_LINE not in text

@@ -135,6 +135,7 @@ def test_a_version_1_index_is_migrated_and_facts_derived_from_the_cache(
             "index schema 3 -> 4",
             "index schema 4 -> 5",
             "index schema 5 -> 6",
+            "index schema 6 -> 7",
         ]
         assert mem.store.migrated == steps and mem.store.recovered is None
         report = mem.sync()
@@ -172,3 +173,46 @@ def test_sync_and_recall_never_change_the_workspace(fact_workspace: Path, fake: 
         mem.sync(force=True)
         mem.status()
     assert tree() == before  # nothing changed, and nothing (an index, a lock, a temp file) was added
+
+
+CAPTURED = (
+    "# 2025-11-29\n\n## Session 09:00–09:30 · the relay\n<!-- memlane:capture session=s1 -->\n\n### Retain\n"
+    "- W @Peter: Peter wants the relay moved to Frankfurt. (Peter, 09:05)\n"
+    "- W @User: User prefers short answers. (User, 09:06)\n"
+    "- B @warelay: I moved the relay config to Frankfurt. (assistant, 09:20)\n"
+    "- W @warelay: The relay runs in Frankfurt (since Monday).\n"
+)
+
+
+def test_each_fact_keeps_where_it_comes_from(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    write(fact_workspace, "memory/2025-11-29.md", CAPTURED)
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        mem.sync()
+        got = [(f.start_line, f.origin) for f in mem.store.facts.of_path("memory/2025-11-29.md")]
+        assert got == [(7, "person"), (8, "person"), (9, "agent"), (10, "file")]
+        assert {f.origin for f in mem.store.facts.of_path("MEMORY.md")} == {"file"}
+        # a person who takes the stamp off a captured bullet makes it theirs: the next sync says so
+        write(fact_workspace, "memory/2025-11-29.md", CAPTURED.replace(" (assistant, 09:20)", ""))
+        mem.sync()
+        assert [f.origin for f in mem.store.facts.of_path("memory/2025-11-29.md")][2] == "file"
+        assert mem.entity("warelay")["facts"][0]["origin"] == "file"
+
+
+@pytest.mark.sqlite_only
+def test_a_version_6_index_gains_origins_from_one_reindex(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    write(fact_workspace, "memory/2025-11-29.md", CAPTURED)
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        mem.sync()
+        db = mem.store.path
+    conn = sqlite3.connect(db)  # what memlane wrote before origins: no facts.origin column, schema 6
+    conn.execute("ALTER TABLE facts DROP COLUMN origin")
+    conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    fresh = FakeEmbedder()
+    with memlane.open(fact_workspace, provider=fresh) as mem:
+        assert mem.store.migrated == ["index schema 6 -> 7"]
+        report = mem.sync()
+        assert report.full_reindex and fresh.embedded_texts == 0  # every vector came from the cache
+        got = [f.origin for f in mem.store.facts.of_path("memory/2025-11-29.md")]
+        assert got == ["person", "person", "agent", "file"]

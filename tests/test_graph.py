@@ -451,7 +451,7 @@ def test_a_version_5_index_gains_known_to(graph_ws: Path) -> None:
     conn.commit()
     conn.close()
     with memlane.open(graph_ws, provider="none") as mem:
-        assert mem.store.migrated == ["index schema 5 -> 6"]
+        assert mem.store.migrated == ["index schema 5 -> 6", "index schema 6 -> 7"]
         assert mem.recall("where does Peter live?", k=3, now=NOW).facts[0].content == before
 
 

@@ -198,6 +198,7 @@ def test_a_version_2_index_is_migrated_and_only_keys_are_embedded(tmp_path: Path
             "index schema 3 -> 4",
             "index schema 4 -> 5",
             "index schema 5 -> 6",
+            "index schema 6 -> 7",
         ]
         report = mem.sync()
         assert report.full_reindex and mem.store.counts()["chunks"] == chunks

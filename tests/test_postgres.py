@@ -426,3 +426,57 @@ def test_a_schema_from_before_the_user_text_leg_gains_it_and_is_filled_by_one_re
         report = mem.sync()
         assert report.full_reindex  # the chunker version changed: every row is written again, with its said text
         assert mem.store.keyword_search('text : "violin"', 10, said=True)
+
+
+# -- where a fact comes from (issue 41)
+
+_CAPTURED = (
+    "# 2025-11-29\n\n## Session 09:00–09:30 · the relay\n<!-- memlane:capture session=s1 -->\n\n### Retain\n"
+    "- W @User: User wants the relay moved to Frankfurt. (User, 09:05)\n"
+    "- B @warelay: I moved the relay config to Frankfurt. (assistant, 09:20)\n"
+    "- W @warelay: The relay runs in Frankfurt.\n"
+)
+
+
+def _origins(mem: memlane.Memory) -> list[str]:
+    return [f.origin for f in mem.store.facts.of_path("memory/2025-11-29.md")]
+
+
+def test_a_schema_from_before_origins_gains_them_from_one_reindex(tmp_path: Path, pg_url: str) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2025-11-29.md", _CAPTURED)
+    store = _store(pg_url)
+    schema = store["schema"]
+    with memlane.open(ws, provider=FakeEmbedder(), store=store) as mem:
+        mem.sync()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what memlane wrote before: no facts.origin, facts 4
+        conn.execute(f"ALTER TABLE {schema}.facts DROP COLUMN origin")
+        (old,) = conn.execute(f"SELECT value FROM {schema}.meta WHERE key = 'fingerprint'").fetchone()
+        assert '"facts":5' in old
+        conn.execute(
+            f"UPDATE {schema}.meta SET value = %s WHERE key = 'fingerprint'", (old.replace('"facts":5', '"facts":4'),)
+        )
+    fresh = FakeEmbedder()
+    with memlane.open(ws, provider=fresh, store=store) as mem:
+        report = mem.sync()
+        assert report.full_reindex and fresh.embedded_texts == 0  # the facts version moved; vectors came along
+        assert _origins(mem) == ["person", "agent", "file"]
+        got = {f["source"]: f["origin"] for f in mem.recall("relay Frankfurt", k=5).to_dict()["facts"]}
+        assert got == {
+            "memory/2025-11-29.md#L7": "person",
+            "memory/2025-11-29.md#L8": "agent",
+            "memory/2025-11-29.md#L9": "file",
+        }
+
+
+def test_migrate_copies_each_facts_origin(tmp_path: Path, pg_url: str) -> None:
+    ws = tmp_path / "ws"
+    write(ws, "memory/2025-11-29.md", _CAPTURED)
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        mem.sync()
+    schema = f"m{uuid.uuid4().hex[:8]}"
+    out = CliRunner().invoke(cli, ["-w", str(ws), "migrate", "--to", "postgres", pg_url, "--schema", schema])
+    assert out.exit_code == 0, out.output
+    with memlane.open(ws, provider=FakeEmbedder(), store=_store(pg_url, schema)) as mem:
+        assert _origins(mem) == ["person", "agent", "file"]  # copied, not derived again
+        assert not mem.sync().full_reindex

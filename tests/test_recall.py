@@ -27,8 +27,9 @@ def test_payload_shape_and_a_lexical_hit(fact_workspace: Path, fake: FakeEmbedde
         payload = resp.to_dict()
         assert set(payload) == {"facts", "entities", "notes"}
         assert set(payload["facts"][0]) == {
-            "kind", "day", "time", "entities", "content", "confidence", "source", "score"
+            "kind", "day", "time", "entities", "content", "confidence", "source", "origin", "score"
         }  # fmt: skip
+        assert payload["facts"][0]["origin"] == "file"  # a bullet written by hand
         assert payload["facts"][0]["source"] == "memory/2025-11-27.md#L8-L9"
         assert payload["facts"][0]["entities"] == ["warelay"] and payload["facts"][0]["day"] == "2025-11-27"
         marrakech = next(f for f in mem.recall("Marrakech", k=3, now=NOW).to_dict()["facts"])
@@ -185,3 +186,18 @@ def test_a_failing_recall_leaves_no_read_running_behind_it(fact_workspace: Path,
                 store, "Peter", settings=settings, now=NOW, budget=10, context=slow_context, count_tokens=broken_counter
             )
         assert started.is_set() and finished.is_set()  # ... and returned only once it was done
+
+
+def test_a_captured_fact_says_whose_words_it_holds(fact_workspace: Path, fake: FakeEmbedder) -> None:
+    write(
+        fact_workspace,
+        "memory/2025-12-01.md",
+        "## Session 14:02–14:40 · the relay\n<!-- memlane:capture session=s1 -->\n\n### Retain\n"
+        "- W @User @warelay: User wants the warelay relay moved to Frankfurt. (User, 14:05)\n"
+        "- B @warelay: I moved the warelay relay config to the Frankfurt region. (assistant, 14:31)\n",
+    )
+    with memlane.open(fact_workspace, provider=fake) as mem:
+        facts = mem.recall("warelay relay Frankfurt", k=5, now=NOW).to_dict()["facts"]
+        origins = {f["source"]: f["origin"] for f in facts}
+        assert origins["memory/2025-12-01.md#L5"] == "person" and origins["memory/2025-12-01.md#L6"] == "agent"
+        assert all(o == "file" for s, o in origins.items() if not s.startswith("memory/2025-12-01.md"))

@@ -66,9 +66,28 @@ def test_the_file_view_marks_cited_lines_and_retain_bullets_and_shows_html_as_te
     assert "<script>" not in html and "&lt;script&gt;" in html  # a memory file is shown, never run
     assert 'id="cited"' in html and "Yuki sends the release notes" in html.split('id="cited"')[1].split("</p>")[0]
     assert 'data-kind="world"' in html and html.count('class="fact fact-') == 1  # not the fenced bullet
-    assert data["facts"] == [{"line": 10, "kind": "world", "content": "Yuki sends the release notes on Mondays."}]
+    assert data["facts"] == [
+        {"line": 10, "kind": "world", "content": "Yuki sends the release notes on Mondays.", "origin": "file"}
+    ]
     demo = client.get("/api/file", params={"path": "memory/2026-01-06.md"}).json()["html"]
     assert {"fact-world", "fact-experience", "fact-opinion"} <= {c for c in demo.replace('"', " ").split()}
+
+
+def test_the_view_says_where_each_fact_comes_from(client: TestClient) -> None:
+    # the demo's captured session: bullets of the person's words and one of the agent's
+    data = client.get("/api/file", params={"path": "memory/2026-01-14.md"}).json()
+    origins = {f["line"]: f["origin"] for f in data["facts"]}
+    assert origins[10] == origins[11] == "person" and origins[13] == "agent"
+    assert 'data-line="13"' in data["html"] and 'data-origin="agent"' in data["html"].split('data-line="13"')[1][:200]
+    found = client.get("/api/search", params={"q": "Dana post-mortem review"}).json()
+    dana = next(f for f in found["facts"] if "post-mortem" in f["content"])
+    assert dana["origin"] == "agent"
+    passage = next(r for r in found["results"] if r["path"] == "memory/2026-01-14.md")
+    assert "agent" in passage["origins"]  # a captured session's passage says whose words it holds
+    page = client.get("/", params={"q": "Dana post-mortem review"}).text
+    assert "said by the agent" in page and 'class="captured"' in page
+    entity = client.get("/entity", params={"name": "Marco"}).text
+    assert "said by the person" in entity
 
 
 def test_the_file_view_refuses_what_memory_get_refuses(client: TestClient, tmp_path: Path) -> None:
@@ -279,6 +298,19 @@ def test_browser_search_then_click_through_to_the_cited_line(served: str, browse
     assert cited.is_visible() and "hl" in (cited.get_attribute("class") or "")
     assert content.split(";")[0][:30] in cited.inner_text().replace("\n", " ")
     assert page.evaluate("document.getElementById('cited').getBoundingClientRect().top") < 900  # scrolled to
+
+
+@pytest.mark.sqlite_only
+def test_browser_shows_whose_words_a_fact_holds(served: str, browser_page: Any) -> None:
+    page = browser_page
+    page.goto(served + "/?q=" + "Dana post-mortem review")
+    agent = page.locator(".fact-result", has_text="post-mortem").first.locator(".origin")
+    assert agent.is_visible() and agent.inner_text() == "said by the agent"
+    passage = page.locator(".passage-result", has_text="2026-01-14").first
+    assert "captured" in passage.locator(".captured").inner_text()
+    page.goto(served + "/file?path=memory/2026-01-14.md")
+    assert page.locator('li[data-origin="agent"]').count() == 1
+    assert page.locator('li[data-origin="person"]').count() >= 3
 
 
 @pytest.mark.sqlite_only

@@ -799,12 +799,16 @@ class Memory:
         relevant: list[ContextLine] = []
         if topic:
             resp = self.recall(topic, k=10, budget=budget, now=when)
-            relevant = [ContextLine(f.content, f.source, f.kind, f.day) for f in resp.facts if f.valid_to is None]
+            relevant = [
+                ContextLine(f.content, f.source, f.kind, f.day, f.origin) for f in resp.facts if f.valid_to is None
+            ]
         lower = when.date() - dt.timedelta(days=recent_days)
         with self._lock:
             seqs = self.store.facts.in_window(lower, when.date(), 20)
             facts = self.store.facts.by_seq(seqs)
-        recent = [ContextLine(f.content, f.source, f.kind, f.day) for f in (facts[s] for s in seqs if s in facts)]
+        recent = [
+            ContextLine(f.content, f.source, f.kind, f.day, f.origin) for f in (facts[s] for s in seqs if s in facts)
+        ]
         provider = self.choice.provider
         # without a provider, the bundled tokenizer (words alone undercount text without spaces: CJK, URLs)
         count = provider.count_tokens if provider is not None else estimate_tokens
@@ -884,6 +888,7 @@ def _fact_dict(f: StoredFact) -> dict[str, Any]:
         "day": f.day,
         "confidence": f.confidence,
         "source": f.source,
+        "origin": f.origin,
         "entities": sorted({name for _, name in f.mentions}),
     }
 

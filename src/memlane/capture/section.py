@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MemlaneError
+from ..facts.origin import stamp_at
 from ..facts.retain import PROVENANCE, parse_retain
-from ..markdown import Document, Heading, parse
+from ..markdown import Document, Heading, parse, split_lines
 from ..reflect.extract import normalized
 
 MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
@@ -80,28 +83,134 @@ def merge(text: str, part: SessionPart) -> Merged:
 
 
 def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
+    """``text`` with each correction of ``part`` applied to the one earlier bullet of the session it corrects
+    (:func:`correct`), the line ends kept as they were; and how many bullets changed."""
     if not part.corrections:
         return text, 0
     doc = parse(text)
-    lines = list(doc.lines)
+    lines = split_lines(text, keepends=True)
     code = doc.in_code()
-    at = _marker_line(lines, code, session_key(part.session))
+    at = _marker_line(list(doc.lines), code, session_key(part.session))
     span = _span(doc, at) if at is not None else None
     if at is None or span is None:
         return text, 0
-    end = span[1]
-    fixes = [(re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE), new) for old, new in part.corrections]
-    count = 0
-    for i in range(at + 1, end):
-        if code[i] or not BULLET.match(lines[i]):
+    places = [i for i in range(at + 1, span[1]) if not code[i] and BULLET.match(lines[i])]
+    changed: set[int] = set()
+    for old, new in part.corrections:
+        bodies = [lines[i] for i in places]
+        fix = correct(bodies, old, new)
+        if fix is None or _already_said(part.bullets, new, old, fix.score):
             continue
-        line = lines[i]
-        for pattern, new in fixes:
-            line = pattern.sub(new, line)
-        if line != lines[i]:
-            lines[i] = line
-            count += 1
-    return ("\n".join(lines), count) if count else (text, 0)
+        lines[places[fix.index]] = fix.line
+        changed.add(places[fix.index])
+    return ("".join(lines), len(changed)) if changed else (text, 0)
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The one rewrite a correction makes: which bullet (index into the bullets given), its new line, and how
+    well the bullet's words around the value matched the correction's (its unit or context words)."""
+
+    index: int
+    line: str
+    score: tuple[int, int]
+
+
+# A captured bullet's head: "- W ", "- O(c=0.9) ", its leading mentions and colon. Every repetition starts
+# with "@", so the match is linear.
+_HEAD = re.compile(r"^ {0,3}- [WBOS](?:\([^)\n]{0,20}\))?[ \t]*(?:(?:@\[[^\]\n]{1,80}\]|@[\w.-]{1,80})[ \t]*)*:?")
+_WORD = re.compile(r"\w+")
+
+
+def _key(word: str) -> str:
+    return "".join(_WORD.findall(word)).casefold()
+
+
+def _value(word: str) -> bool:
+    """A number-led word ("10", "12.5", "3pm"): a value whose unit is the words beside it."""
+    return word[:1].isdigit()
+
+
+def _standalone(value: str) -> re.Pattern[str]:
+    """``value`` as a whole word, not a piece of a longer number, date, time or name ("10" is not in "10:30",
+    "2026-10-01", "10.5" or "x10")."""
+    return re.compile(rf"(?<!\w)(?<!\w[.,:/-]){re.escape(value)}(?!\w)(?![.,:/-]\w)", re.IGNORECASE)
+
+
+def correct(bullets: Sequence[str], old: str, new: str) -> Fix | None:
+    """The rewrite of the one bullet a correction "``new``, not ``old``" corrects, or None when no bullet says
+    ``old``. Only the value's words change, in the bullet's body (never its kind, its provenance stamp, or
+    another bullet), at the one place whose neighbouring words match the correction's best: "12 guests, not
+    10" changes "10 guests" and leaves "Nov 10" and "10 euros" alone. Ties go to the latest bullet, then to
+    the first place in it. A leading ``@old`` tag of the bullet follows its value."""
+    old_parts, new_parts = old.split(), new.split()
+    if not old_parts or not new_parts:
+        return None
+    numeric = _value(old_parts[0]) and _value(new_parts[0]) and (len(old_parts) > 1 or len(new_parts) > 1)
+    if numeric:  # a number and its unit: the number changes, the unit words are context
+        find, put = old_parts[0], new_parts[0]
+        unit = list(dict.fromkeys(_key(w) for w in (*old_parts[1:], *new_parts[1:]) if _key(w)))
+    else:
+        find, put, unit = " ".join(old_parts), " ".join(new_parts), []
+    pattern = _standalone(find)
+    reach = len(new_parts) + len(old_parts)
+    best: tuple[tuple[int, int, int, int], int, int, int, str] | None = None
+    for index, line in enumerate(bullets):
+        head = _HEAD.match(line)
+        text = line.rstrip("\r\n")
+        stamp = stamp_at(text)
+        lo = head.end() if head else 0
+        hi = stamp if stamp is not None else len(text)
+        body = line[lo:hi]
+        words = {_key(w) for w in _WORD.findall(body)}
+        bonus = sum(1 for w in {_key(p) for p in (*new_parts, *old_parts)} if w and w in words)
+        for m in pattern.finditer(body):
+            # the few words either side where the correction's unit or context words can stand
+            after = [w.group(0).casefold() for w in itertools.islice(_WORD.finditer(body, m.end()), reach)]
+            before = [w.casefold() for w in _WORD.findall(body, max(0, m.start() - 120), m.start())[-reach:]]
+            if numeric:
+                near = {*after[: len(unit) + 1], *before[-1:]}
+                score, replacement = sum(1 for u in unit if u in near), put
+            else:
+                score, replacement = _trimmed(new_parts, after, before)
+            rank = (score, bonus, index, -m.start())
+            if best is None or rank > best[0]:
+                best = (rank, index, lo + m.start(), lo + m.end(), replacement)
+    if best is None:
+        return None
+    rank, index, start, end, replacement = best
+    line = bullets[index][:start] + replacement + bullets[index][end:]
+    if not numeric:
+        head = _HEAD.match(line)
+        if head:  # the bullet's own tag for the value it named
+            tags = re.sub(
+                rf"@(?:\[{re.escape(find)}\]|{re.escape(find)}(?![\w.-]))", lambda _: _tag(put), head.group(0)
+            )
+            line = tags + line[head.end() :]
+    return Fix(index, line, (rank[0], rank[1]))
+
+
+def _trimmed(new_parts: list[str], after: list[str], before: list[str]) -> tuple[int, str]:
+    """How many of the new phrase's last (and first) words the bullet already has right after (before) the
+    old value, and what is left of the phrase to put in its place: "it's Lisbon office, not Porto" on "the
+    Porto office" puts "Lisbon"."""
+    keys = [_key(p) for p in new_parts]
+    k = max((n for n in range(1, len(keys)) if keys[-n:] == after[:n]), default=0)
+    j = max((n for n in range(1, len(keys) - k) if keys[:n] == before[-n:]), default=0)
+    return k + j, " ".join(new_parts[j : len(new_parts) - k])
+
+
+def _tag(name: str) -> str:
+    return f"@{name}" if re.fullmatch(r"\w(?:[\w.-]*\w)?", name) else f"@[{name}]"
+
+
+def _already_said(bullets: Sequence[str], new: str, old: str, score: tuple[int, int]) -> bool:
+    """A bullet of this capture already says the corrected value with the correction's own words around it
+    (its batch's drafts were corrected before they were written): the correction was about that one."""
+    if score[0] > 0 or not bullets:
+        return False
+    found = correct(bullets, new, new)
+    return found is not None and found.score[0] > 0
 
 
 def _merge(text: str, part: SessionPart) -> Merged:

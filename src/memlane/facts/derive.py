@@ -19,11 +19,13 @@ from ..markdown import parse
 from ..search.keywords import STOPWORDS, cjk_terms
 from ..store import EntityName, FactRow, RelationRow
 from .entities import is_entity_page, parse_entity_page
+from .origin import origin_of
 from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
 from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
-FACTS_VERSION = 4  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings
+FACTS_VERSION = 5  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings;
+# 5: each fact's origin (memlane.facts.origin)
 _DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
 
 
@@ -102,6 +104,7 @@ def derive_file(path: str, text: str) -> FileFacts:
                 cjk=cjk_terms(key),
                 mentions=tuple((m.norm, m.name) for m in f.mentions),
                 relations=tuple(bullet_relations(f, day, ident, when.start if when else None)),
+                origin=origin_of(f.content),
             )
         )
     return out

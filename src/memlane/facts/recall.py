@@ -73,6 +73,7 @@ class RecalledFact:
     valid_to: str | None = None  # a superseded fact: when it stopped being true ...
     superseded_by: dict[str, str] | None = None  # ... and what said so: {content, source}
     path: str | None = None  # brought by a relation of a named entity: "Peter → works_at → Acme → ..."
+    origin: str = "file"  # who it comes from: "person", "agent" or "file" (memlane.facts.origin)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -83,6 +84,7 @@ class RecalledFact:
             "content": self.content,
             "confidence": self.confidence,
             "source": self.source,
+            "origin": self.origin,
             "score": round(self.score, 4),
         }
         if self.valid_to is not None:
@@ -518,6 +520,7 @@ def _recalled(
         st.valid_to if superseded and st is not None else None,
         st.by if superseded and st is not None else None,
         c.path,
+        f.origin,
     )
 
 

@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from ..config import HybridSettings, QuerySettings, RerankSettings
 from ..errors import ProviderError
+from ..facts.origin import origins_in
 from ..store import IndexStore, StoredChunk
 from .feedback import feedback_hits
 from .keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
@@ -61,6 +62,9 @@ class SearchResult:
             "snippet": self.snippet,
             "source": self.source,
         }
+        origins = origins_in(self.snippet)
+        if origins:  # a passage of a captured session: whose words its bullets hold
+            payload["origins"] = origins
         if self.agent is not None:
             payload["agent"] = self.agent
         return payload

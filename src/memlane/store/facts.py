@@ -1,11 +1,12 @@
 """The fact tables of the SQLite index: spec 004's derived store, rebuilt from the Markdown like chunks.
 
 - ``facts(seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, hash,
-  context, cjk, updated_at)``: one row per Retain bullet. ``day`` is the daily log's date, ``t_start`` /
+  context, cjk, updated_at, origin)``: one row per Retain bullet. ``day`` is the daily log's date, ``t_start`` /
   ``t_end`` the event time the bullet names (ISO dates, so text comparison orders them). ``hash`` is the
   hash of the text embedded for the fact: its vector is the embedding cache entry of that hash, as for
   chunks. ``anchors`` are the lines of the same file's log the fact was most likely drawn from (space-
-  separated numbers) and ``context`` their text, for the word index only.
+  separated numbers) and ``context`` their text, for the word index only. ``origin`` is where the fact
+  comes from (:mod:`memlane.facts.origin`): ``person``, ``agent`` or ``file``.
 - ``fact_mentions(fact, norm, name)``: the ``@entities`` a fact names, by normalized key.
 - ``entity_names(norm, slug, path, how)``: the names entity pages give (slug, title, aliases).
   Mentions resolve to entities through it at query time, so a new alias on a page applies to every
@@ -49,7 +50,8 @@ FACT_SCHEMA = [
       context TEXT NOT NULL DEFAULT '',
       anchors TEXT NOT NULL DEFAULT '',
       cjk TEXT NOT NULL DEFAULT '',
-      updated_at INTEGER NOT NULL)""",
+      updated_at INTEGER NOT NULL,
+      origin TEXT NOT NULL DEFAULT 'file')""",
     "CREATE INDEX IF NOT EXISTS idx_facts_path ON facts(path, start_line)",
     """CREATE TABLE IF NOT EXISTS fact_mentions (
       fact INTEGER NOT NULL,
@@ -112,13 +114,22 @@ class FactRow:
     cjk: str
     mentions: tuple[tuple[str, str], ...]  # (norm, name as written)
     relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.graph)
+    origin: str = "file"  # "person" | "agent" | "file" (memlane.facts.origin)
 
     def values(self) -> tuple[Any, ...]:
         """The stored columns id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence,
-        hash, context, anchors, cjk, in that order."""
+        hash, context, anchors, cjk, origin, in that order (``INSERT_COLUMNS``)."""
         anchors = " ".join(map(str, self.anchors))
         head = (self.id, self.path, self.start_line, self.end_line, self.kind, self.content, self.day)
-        return (*head, self.t_start, self.t_end, self.confidence, self.hash, self.context, anchors, self.cjk)
+        tail = (self.hash, self.context, anchors, self.cjk, self.origin)
+        return (*head, self.t_start, self.t_end, self.confidence, *tail)
+
+
+# The columns FactRow.values() gives, in order.
+INSERT_COLUMNS = (
+    "id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, hash, context, anchors, cjk, "
+    "origin"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +147,7 @@ class StoredFact:
     confidence: float | None
     anchors: tuple[int, ...]
     mentions: tuple[tuple[str, str], ...]
+    origin: str = "file"  # "person" | "agent" | "file"
 
     @property
     def source(self) -> str:
@@ -145,12 +157,14 @@ class StoredFact:
 
 
 # The columns of a facts row that make a StoredFact, in order (mentions come from fact_mentions).
-STORED_FACT_COLUMNS = "seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, anchors"
+STORED_FACT_COLUMNS = (
+    "seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, anchors, origin"
+)
 
 
 def stored_fact(row: Sequence[Any], mentions: Iterable[tuple[str, str]]) -> StoredFact:
     """A StoredFact from a row of ``STORED_FACT_COLUMNS`` and the fact's mentions."""
-    seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, anchors = row
+    seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, anchors, origin = row
     return StoredFact(
         seq,
         ident,
@@ -165,6 +179,7 @@ def stored_fact(row: Sequence[Any], mentions: Iterable[tuple[str, str]]) -> Stor
         confidence,
         tuple(int(a) for a in anchors.split()),
         tuple(mentions),
+        origin,
     )
 
 
@@ -232,8 +247,7 @@ class SQLiteFacts:
         stated: list[tuple[int | None, RelationRow]] = [(None, r) for r in relations]
         for f in facts:
             cur = conn.execute(
-                "INSERT INTO facts(id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, "
-                "hash, context, anchors, cjk, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO facts({INSERT_COLUMNS}, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*f.values(), now),
             )
             if f.mentions:

@@ -109,9 +109,11 @@ def _copy_facts(conn: sqlite3.Connection, target: IndexStore, report: MigrateRep
     facts: dict[str, list[FactRow]] = defaultdict(list)
     for row in conn.execute(
         "SELECT seq, id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence, hash, anchors, "
-        "context, cjk FROM facts ORDER BY seq"
+        "context, cjk, origin FROM facts ORDER BY seq"
     ):
-        seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, hash_, anchors, context, cjk = row
+        seq, ident, path, start, end, kind, content, day, t_start, t_end, confidence, hash_, anchors, context, cjk = (
+            row[:15]
+        )
         anchor_lines = tuple(int(a) for a in anchors.split())
         facts[path].append(
             FactRow(
@@ -121,6 +123,7 @@ def _copy_facts(conn: sqlite3.Connection, target: IndexStore, report: MigrateRep
                 context,
                 cjk,
                 tuple(mentions[seq]),
+                origin=row[15],
             )
         )
         report.facts += 1

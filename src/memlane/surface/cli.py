@@ -17,6 +17,7 @@ from ..capture import FORMATS
 from ..capture.backfill import KINDS as IMPORT_KINDS
 from ..errors import MemlaneError
 from ..facts import RecallResponse
+from ..facts.origin import origins_in
 from ..index.sync import EmbedPlan
 from ..memory import MAX_COUNT, Memory, open_memory
 from ..search.ranking import SearchResponse
@@ -169,7 +170,11 @@ def _print_response(resp: SearchResponse, as_json: bool) -> None:
         return
     for r in resp.results:
         where = f"{r.agent}: " if r.agent else ""  # another agent's memory (memorySearch.shared)
-        click.echo(click.style(f"{where}{r.path}:{r.start_line}-{r.end_line}", bold=True) + f"  score {r.score:.3f}")
+        said = origins_in(r.snippet)  # a captured session's passage: whose words it holds
+        whose = f"  captured: {', '.join(said)}" if said else ""
+        click.echo(
+            click.style(f"{where}{r.path}:{r.start_line}-{r.end_line}", bold=True) + f"  score {r.score:.3f}{whose}"
+        )
         for line in r.snippet.splitlines():
             click.echo(f"    {line}")
         click.echo()
@@ -221,7 +226,8 @@ def _print_recall(resp: RecallResponse, as_json: bool, explain: bool) -> None:
             parts.append(" ".join("@" + e for e in f.entities))
         if f.confidence is not None:
             parts.append(f"c={f.confidence:g}")
-        parts += [click.style(f.source, bold=True), f"{f.score:.3f}"]
+        said = "written in a file" if f.origin == "file" else f"said by the {f.origin}"
+        parts += [said, click.style(f.source, bold=True), f"{f.score:.3f}"]
         click.echo("    " + " · ".join(parts))
         if f.path:
             click.echo(f"    via {f.path}")

@@ -38,7 +38,7 @@ from ..errors import MemlaneError, PathError
 from ..facts.retain import KIND_LETTERS
 from ..memory import Memory
 from . import views
-from .render import confidence_chart, neighbourhood_svg
+from .render import ORIGIN_LABELS, confidence_chart, neighbourhood_svg
 
 COOKIE = "memlane_ui"
 DOCTOR_SECONDS = 60  # the health page's checks are at most this old (an index write renews them at once)
@@ -79,10 +79,12 @@ def create_app(
             "(workspaceAccess)"
         )
     env = Environment(loader=PackageLoader("memlane.ui", "templates"), autoescape=select_autoescape(["html"]))
-    # what templates draw with: the Retain letters (W world, B experience, O opinion, S observation), the
-    # links to a file's lines and to an entity, and the two SVG pictures
+    # what templates draw with: the Retain letters (W world, B experience, O opinion, S observation), how a
+    # fact's origin reads (said by the person / the agent, written in a file), the links to a file's lines
+    # and to an entity, and the two SVG pictures
     env.globals.update(
         kind_letters=KIND_LETTERS,
+        origin_labels=ORIGIN_LABELS,
         file_href=views.file_href,
         entity_href=views.entity_href,
         confidence_chart=confidence_chart,

@@ -4,7 +4,7 @@ pictures (a confidence path, a neighbourhood) drawn as SVG on the server, so no 
 Markdown goes through the package's one Markdown reader (markdown-it-py, CommonMark) with raw HTML off: a
 memory file is shown, never run. Every block carries ``data-line`` (1-based, as citations count), blocks
 that overlap the cited lines carry ``class="hl"`` and the first of them ``id="cited"``, and a list item that
-is a Retain bullet carries its kind.
+is a Retain bullet carries its kind and where it comes from (``data-origin``: person, agent or file).
 """
 
 from __future__ import annotations
@@ -20,11 +20,15 @@ from markdown_it import MarkdownIt
 # A tight list's paragraphs are not rendered, so its items stand for them.
 _LEAVES = {"paragraph_open", "list_item_open", "heading_open", "fence", "code_block", "tr_open", "hr", "html_block"}
 _md = MarkdownIt("commonmark", {"html": False}).enable("table")
+# How the view says where a fact comes from (memlane.facts.origin).
+ORIGIN_LABELS = {"person": "said by the person", "agent": "said by the agent", "file": "written in a file"}
 
 
-def markdown_with_lines(text: str, cited: tuple[int, int] | None, facts: Mapping[int, str]) -> str:
+def markdown_with_lines(
+    text: str, cited: tuple[int, int] | None, facts: Mapping[int, str], origins: Mapping[int, str] | None = None
+) -> str:
     """``text`` as HTML. ``cited``: the (first, last) line to highlight; ``facts``: Retain bullets' first
-    line -> kind (world, experience, opinion, observation)."""
+    line -> kind (world, experience, opinion, observation); ``origins``: the same lines -> origin."""
     tokens = _md.parse(text)
     first = True
     for tok in tokens:
@@ -37,7 +41,11 @@ def markdown_with_lines(text: str, cited: tuple[int, int] | None, facts: Mapping
             kind = facts[start]
             classes.append(f"fact fact-{kind}")
             tok.attrSet("data-kind", kind)
-            tok.attrSet("title", f"Retain bullet: {kind}")
+            origin = (origins or {}).get(start)
+            if origin is not None:
+                classes.append(f"origin-{origin}")
+                tok.attrSet("data-origin", origin)
+            tok.attrSet("title", f"Retain bullet: {kind}" + (f", {ORIGIN_LABELS[origin]}" if origin else ""))
         if cited is not None and tok.type in _LEAVES and start <= cited[1] and end >= cited[0]:
             classes.append("hl")
             if first:
@@ -135,3 +143,8 @@ def neighbourhood_svg(
 def fact_kinds(facts: Iterable[Any]) -> dict[int, str]:
     """Retain bullets' first line -> kind, from the fact index's rows of one file."""
     return {int(f.start_line): str(f.kind) for f in facts}
+
+
+def fact_origins(facts: Iterable[Any]) -> dict[int, str]:
+    """Retain bullets' first line -> origin (person, agent, file), from the fact index's rows of one file."""
+    return {int(f.start_line): str(f.origin) for f in facts}

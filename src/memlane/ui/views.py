@@ -14,7 +14,7 @@ from ..capture.section import sessions_in
 from ..errors import MemlaneError, PathError
 from ..memory import Memory
 from ..store.facts import StoredFact
-from .render import fact_kinds, markdown_with_lines
+from .render import fact_kinds, fact_origins, markdown_with_lines
 
 _SOURCE = re.compile(r"^(?P<path>.+?)(?:#L(?P<start>\d+)(?:-L(?P<end>\d+))?)?$")
 _DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
@@ -81,8 +81,8 @@ def file(mem: Memory, path: str, lines: str | None = None) -> dict[str, Any]:
         "path": path,
         "text": text,
         "lines": list(cited) if cited else None,
-        "html": markdown_with_lines(text, cited, fact_kinds(facts)),
-        "facts": [{"line": f.start_line, "kind": f.kind, "content": f.content} for f in facts],
+        "html": markdown_with_lines(text, cited, fact_kinds(facts), fact_origins(facts)),
+        "facts": [{"line": f.start_line, "kind": f.kind, "content": f.content, "origin": f.origin} for f in facts],
     }
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from ..dialect import Dialect
-from ..facts import STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
+from ..facts import INSERT_COLUMNS, STORED_FACT_COLUMNS, EntityName, FactFilter, FactRow, StoredFact, stored_fact
 from ..relations import RelationRow, RelationTable
 from ..rows import now_ms
 from .text import fold
@@ -86,9 +86,9 @@ class PostgresFacts:
         stated: list[tuple[int | None, RelationRow]] = [(None, r) for r in relations]
         for f in facts:
             (seq,) = conn.execute(
-                f"INSERT INTO {self._t('facts')} (agent, id, path, start_line, end_line, kind, content, day, t_start, "
-                "t_end, confidence, hash, context, anchors, cjk, updated_at, tsv, tsv_cjk) VALUES (%s, %s, %s, %s, "
-                f"%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, setweight(to_tsvector('{cfg}', %s), 'A') || "
+                f"INSERT INTO {self._t('facts')} (agent, {INSERT_COLUMNS}, updated_at, tsv, tsv_cjk) VALUES ("
+                + ", ".join(["%s"] * 17)
+                + f", setweight(to_tsvector('{cfg}', %s), 'A') || "
                 f"setweight(to_tsvector('{cfg}', %s), 'B'), to_tsvector('simple', %s)) RETURNING seq",
                 (self._agent, *f.values(), now, fold(f.content), fold(f.context), f.cjk),
             ).fetchone()

@@ -81,6 +81,15 @@ def ddl(s: str) -> list[str]:
           hash text NOT NULL, context text NOT NULL, anchors text NOT NULL, cjk text NOT NULL,
           updated_at bigint NOT NULL, tsv tsvector NOT NULL, tsv_cjk tsvector NOT NULL,
           PRIMARY KEY (agent, seq))""",
+        # Where a fact comes from (memlane.facts.origin), added in place to a schema made before it, and only
+        # then (as said_tsv above); rows get theirs at the full reindex the facts version asks for.
+        f"""DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = '{s}'
+                         AND table_name = 'facts' AND column_name = 'origin')
+          THEN
+            ALTER TABLE {s}.facts ADD COLUMN origin text NOT NULL DEFAULT 'file';
+          END IF;
+        END $$""",
         f"CREATE INDEX IF NOT EXISTS facts_path ON {s}.facts (agent, path, start_line)",
         f"CREATE INDEX IF NOT EXISTS facts_hash ON {s}.facts (agent, hash)",
         f"CREATE INDEX IF NOT EXISTS facts_tsv ON {s}.facts USING gin (tsv) WITH (fastupdate = off)",

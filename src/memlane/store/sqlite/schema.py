@@ -28,7 +28,7 @@ from ..relations import SQLITE_SCHEMA as RELATION_SCHEMA
 # The chunks' full-text tokenizer; query terms are tokenized the same way to look up their frequencies.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # meta key of a random id given to each index when it is made or reset: files derived from one index (the
 # ANN graph of ann.py) name it, so that they are never taken for those of another index at the same path.
 INDEX_ID = "index_id"
@@ -145,6 +145,15 @@ def _add_known_to(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
 
 
+def _add_origin(conn: sqlite3.Connection) -> None:
+    """Version 7 adds ``facts.origin`` (the person, the agent or a file: :mod:`memlane.facts.origin`); the next
+    sync is a full reindex that derives it from the Markdown (every vector comes from the cache)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(facts)")}
+    if "origin" not in columns:  # an index of version 1 made the table as version 7 has it
+        conn.execute("ALTER TABLE facts ADD COLUMN origin TEXT NOT NULL DEFAULT 'file'")
+    conn.execute("DELETE FROM meta WHERE key = 'fingerprint'")
+
+
 # (from version, to version, step): applied in order on open, each in its own transaction.
 MIGRATIONS = [
     (1, 2, _migrate_1_to_2),
@@ -152,4 +161,5 @@ MIGRATIONS = [
     (3, 4, _renew_chunk_schema),
     (4, 5, _add_relations),
     (5, 6, _add_known_to),
+    (6, 7, _add_origin),
 ]
