@@ -39,8 +39,9 @@ from ..search.keywords import STOPWORDS, match_expression
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
+from . import supersede
 from .entities import Entity, EntityDirectory
-from .retain import KIND_LETTERS, KINDS
+from .retain import KIND_LETTERS, KINDS, PROVENANCE
 from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
@@ -349,6 +350,8 @@ def recall(
             facts = {s: f for s, f in facts.items() if (recorded.get(s) or f.day or "") <= known_at.isoformat()}
         if as_of is not None:  # what had not happened yet
             facts = {s: f for s, f in facts.items() if (f.t_start or f.day or "") <= as_of.isoformat()}
+        else:  # what was said after the question was asked is no answer to it
+            facts = {s: f for s, f in facts.items() if not _said_after(f, now)}
         stated = [r for r in stated if r.fact in facts]
         status = _validity(store, stated, ref_day, known_at, graph, asked_predicates)
         facts = {s: f for s, f in facts.items() if status.get(s, _CURRENT).state != "later"}
@@ -414,6 +417,7 @@ def recall(
             (c for c in candidates.values() if c.seq in facts),
             key=lambda c: (status.get(c.seq, _CURRENT).state != "current", c.seq not in answers, -c.score, c.seq),
         )
+        ranked = _by_time(ranked, facts, status, query, asked, vectors)
         chosen = _fit(ranked[:limit] if budget is None else ranked, facts, budget, count_tokens, limit)
         out = [_recalled(facts[c.seq], c, directory, explain, status.get(c.seq)) for c in chosen]
         if budget is not None and len(chosen) < min(limit, len(ranked)):
@@ -586,6 +590,63 @@ def _validity(
                     by["retracted"] = closer.known_to
             out[seq] = _Status("superseded", names, last.valid_to if last is not None else None, by)
     return out
+
+
+def _said_after(f: StoredFact, now: dt.datetime) -> bool:
+    """Whether ``f`` was logged after ``now``: a later day, or the same day at a later time of day."""
+    if not f.day:
+        return False
+    today = now.date().isoformat()
+    if f.day != today:
+        return f.day > today
+    m = PROVENANCE.search(f.content)
+    return m is not None and m.group("at").zfill(5) > now.strftime("%H:%M")
+
+
+def _by_time(
+    ranked: list[_Candidate],
+    facts: dict[int, StoredFact],
+    status: dict[int, _Status],
+    query: str,
+    asked: QueryTime | None,
+    vectors: VectorIndex | None,
+) -> list[_Candidate]:
+    """``ranked`` with facts about the same thing brought together (:mod:`memlane.facts.supersede`): the
+    current one first and the ones it superseded marked, or for a question about the past, the value then."""
+    top = [c.seq for c in ranked[: supersede.GROUP_SPAN]]
+    said = [
+        s
+        for s in (
+            supersede.read(q, facts[q].content, facts[q].day, facts[q].path, facts[q].start_line, facts[q].mentions)
+            for q in top
+        )
+        if s is not None
+    ]
+    cosine = None
+    if vectors is not None and said:
+        rows = vectors.rows_of([s.seq for s in said])
+        if all(r >= 0 for r in rows):
+            m = vectors.matrix[rows]
+            sims = m @ m.T
+            cosine = lambda i, j: float(sims[i, j])  # noqa: E731
+    question = supersede.question(query)
+    found = supersede.supersessions(said, cosine, question)
+    if question.values:  # "fact number 17", "did I pay 30 euros": the question names the value it wants
+        named = {s.seq: s.values & question.values for s in said}
+        told = {sup.by for seq, sup in found.items() if named[seq] != named[sup.by]}
+        found = {seq: sup for seq, sup in found.items() if sup.by not in told}
+    if not found:
+        return ranked
+    past = supersede.asks_for_past(query)
+    until = asked.window.end if asked is not None and past else None
+    when = {s.seq: s.when for s in said}
+    by_seq = {c.seq: c for c in ranked}
+    seqs = supersede.order([c.seq for c in ranked], found, when, past, until)
+    if not past:
+        for seq, sup in found.items():
+            head = facts[sup.by]
+            status[seq] = _Status("superseded", frozenset(), sup.day, {"content": head.content, "source": head.source})
+    return [by_seq[s] for s in seqs]
 
 
 HOP_NEIGHBOURS = 20  # entities one relation away from a named one whose facts a question also brings

@@ -1,0 +1,234 @@
+"""What is true now: facts about the same thing, told apart by their values and their time.
+
+People update most things in words no predicate list knows: "my best so far is 52 minutes", then "I finally
+ran it in 49:30"; "a team of 4", then "I now lead six people". Two dated facts are about the same thing when
+they share a subject, say the same of it once their values (numbers, amounts, times, names) are set aside, and
+differ in those values. Of such a group the latest fact is current and the earlier ones are superseded by it.
+
+Derived at query time from what the index holds (the Markdown is never written): :func:`supersessions` over a
+recall's best candidates, :func:`order` to rank a group's current member first (or, for a question about the
+past, the value valid then). Pure functions; the relations of :mod:`memlane.graph` settle what they know on
+their own and come first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..search.keywords import STOPWORDS
+from .retain import PROVENANCE, normalize_name
+
+# "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
+_PAST = re.compile(
+    r"\b(?:before(?!\s*\?)|initially|originally|at first|at the (?:start|beginning|outset)|in the beginning|"
+    r"to begin with|first started|when (?:i|we) (?:first )?(?:started|began|joined|moved|got|bought|signed up)|used to|"
+    r"previous(?:ly)?|earlier|formerly|prior|first time|in the first (?:\w+ )?(?:days?|weeks?|months?|years?)|"
+    r"back then|at that time|old)\b",
+    re.IGNORECASE,
+)
+# Words a speaker uses when a value changed: the later fact of a group is more surely an update.
+_UPDATE = re.compile(
+    r"\b(?:now|new|newly|just|anymore|no longer|switched|moved|upgraded|downgraded|changed|updated|so far|"
+    r"latest|currently|recently|increased|decreased|improved|reduced|grew|dropped|raised|lowered|reached|"
+    r"instead|since then|went (?:up|down)|bumped|finally|rescheduled|extended|shortened|replaced|total of)\b",
+    re.IGNORECASE,
+)
+# A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
+_NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
+_WORD = re.compile(r"[^\W\d_]+")
+# A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people".
+_AMOUNT = re.compile(
+    r"(?<![\w.])(?P<n>\d+(?:[.,:]\d+)*|(?:a |an )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|fifty|hundred|dozen))\s?(?:(?:new|more|extra|additional|total|other|of|full)\s){0,2}"
+    r"(?P<unit>%|[^\W\d_]{1,20})",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+    "million billion dozen half".split()
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "  # noqa: SIM905
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# The speaker's own words about themselves: "User", "I", "my" name no subject of their own.
+_SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
+
+OVERLAP = 0.5  # Jaccard of the two frames, for two facts to be about the same thing ...
+OVERLAP_UPDATE = 0.34  # ... when the later one says it changed ("now", "new", "switched", "so far")
+MIN_SHARED = 2  # frame words in common, at the least
+COSINE = 0.85  # or their vectors this close (values and all) ...
+COSINE_UPDATE = 0.75  # ... or this close with an update word
+ANCHOR = 2  # words or values of the question that two facts answering it alike both hold
+MAX_FRAME = 24  # a fact saying more than this many things is about several: never grouped
+GROUP_SPAN = 30  # the best candidates among which groups are looked for (pairs: GROUP_SPAN² / 2)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A dated fact as supersession reads it."""
+
+    seq: int
+    when: tuple[str, int, str, int]  # (day, minute of the day, path, line): later sorts last
+    subjects: frozenset[str]  # the entity it is about: its first mention; empty for the speaker themselves
+    frame: frozenset[str]  # its words with values, subjects and stopwords set aside (five-letter stems)
+    values: frozenset[str]  # numbers with their units, number words, months, names inside the text
+    update: bool  # says the value changed
+    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "cards")
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """``seq`` was superseded by ``by`` (the later fact of its group) on ``day``."""
+
+    seq: int
+    by: int
+    day: str  # the superseding fact's day: this one held until then
+    when: tuple[str, int, str, int]  # this one's own time (Said.when)
+
+
+def asks_for_past(query: str) -> bool:
+    """Whether a question asks for an earlier value ("initially", "before", "when I started", "previous")
+    rather than the present one (present tense, "now", "current", "still", or no time word at all)."""
+    return bool(_PAST.search(query))
+
+
+def values_of(text: str) -> frozenset[str]:
+    """The values a text names (numbers with their units, number words, months, names inside it)."""
+    return _split(text)[1]
+
+
+def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(frame, values) of a fact's text: see :class:`Said`."""
+    values: set[str] = set()
+    for num in _NUMBER.finditer(content):
+        values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+    frame: set[str] = set()
+    for i, w in enumerate(_WORD.findall(_NUMBER.sub(" ", content))):
+        low = w.lower()
+        if low in _NUMBER_WORDS or low in _MONTHS:
+            values.add(low)
+        elif low in STOPWORDS or low in _SELF or len(low) < 3:
+            continue
+        elif w[:1].isupper() and i > 0 and not w.isupper():
+            values.add(low)  # a name inside the text: "switched to Garmin"
+        else:
+            frame.add(low[:5])
+    return frozenset(frame), frozenset(values)
+
+
+def read(
+    seq: int, content: str, day: str | None, path: str, line: int, mentions: Sequence[tuple[str, str]]
+) -> Said | None:
+    """A fact as supersession reads it, or None when it has no day (a page written by hand has no time)."""
+    if not day:
+        return None
+    m = PROVENANCE.search(content)
+    minute = 0
+    if m is not None:
+        hh, mm = m.group("at").split(":")
+        minute = int(hh) * 60 + int(mm)
+        content = content[: m.start()]
+    who = normalize_name(m.group("who")) if m is not None else ""
+    norms = [norm for norm, _ in mentions]
+    # The subject: the fact's first mention ("W @Peter: ..."), or the speaker for what they said of themselves.
+    head = norms[0] if norms else ""
+    subjects = frozenset() if not head or head in _SELF or head == who else frozenset({head})
+    frame, values = _split(content)
+    names = {n[:5] for n in norms}
+    frame = frozenset(w for w in frame if w not in names)
+    update = bool(_UPDATE.search(content))
+    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts_of(content))
+
+
+def amounts_of(text: str) -> frozenset[tuple[str, str]]:
+    """The amounts a text states, each as (number, what it counts: a five-letter stem, or "%")."""
+    return frozenset(
+        (m.group("n").lower().replace(",", ""), m.group("unit").lower()[:5].rstrip("s")) for m in _AMOUNT.finditer(text)
+    )
+
+
+def _numeric(value: str) -> bool:
+    return value[:1].isdigit() or value[1:2].isdigit() or value in _NUMBER_WORDS
+
+
+def question(query: str) -> Said:
+    """A question read as a fact is (its words and the values it names), to anchor :func:`same_thing`."""
+    frame, values = _split(query)
+    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False)
+
+
+def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None = None) -> bool:
+    """Whether ``a`` and ``b`` say the same of one subject with other values: their words alike once the
+    values are set aside, or (``asked``) both answering the question with other values: they share at least
+    ``ANCHOR`` of the words and values it names and differ in values it does not name."""
+    if a.subjects != b.subjects:
+        return False
+    if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
+        wanted = asked.frame | asked.values
+        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted
+        units = {u for _, u in a.amounts} & {u for _, u in b.amounts}
+        differ = any({n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u} for u in units)
+        if len(anchor) >= min(ANCHOR, len(wanted)) and differ:
+            return True
+    if a.values == b.values or not (a.values and b.values):
+        return False  # the same values (a restatement), or none to tell them apart
+    if max(len(a.frame), len(b.frame)) > MAX_FRAME:
+        return False
+    update = (b if b.when > a.when else a).update
+    shared = len(a.frame & b.frame)
+    union = len(a.frame | b.frame)
+    if shared >= MIN_SHARED and shared / union >= (OVERLAP_UPDATE if update else OVERLAP):
+        return True
+    return cosine is not None and shared >= 1 and cosine >= (COSINE_UPDATE if update else COSINE)
+
+
+def supersessions(
+    said: Sequence[Said], cosine: Callable[[int, int], float] | None = None, asked: Said | None = None
+) -> dict[int, Supersession]:
+    """For each fact of ``said`` that a later one of its group supersedes: which and since when.
+
+    Each fact is superseded by the latest fact that is :func:`same_thing` with it (not by a chain of them: two
+    facts alike a third are not therefore alike each other)."""
+    order_ = sorted(range(len(said)), key=lambda i: said[i].when)
+    out: dict[int, Supersession] = {}
+    for n, i in enumerate(order_):
+        for j in reversed(order_[n + 1 :]):  # the latest fact about the same thing supersedes it
+            if said[j].when > said[i].when and same_thing(said[i], said[j], cosine(i, j) if cosine else None, asked):
+                out[said[i].seq] = Supersession(said[i].seq, said[j].seq, said[j].when[0], said[i].when)
+                break
+    return out
+
+
+def order(
+    ranked: Sequence[int],
+    found: Mapping[int, Supersession],
+    when: Mapping[int, tuple[str, int, str, int]],
+    past: bool,
+    until: dt.date | None = None,
+) -> list[int]:
+    """``ranked`` (fact seqs, best first) with each group brought together where its best member stood: the
+    current fact first and the facts it superseded right after it, latest first. For a question about the past
+    (``past``) the earliest comes first; for one about a time (``until``: the end of the window it names), the
+    value stated last on or before that day. ``when``: each fact's time (:attr:`Said.when`)."""
+    groups: dict[int, list[int]] = {}
+    for seq in ranked:
+        groups.setdefault(found[seq].by if seq in found else seq, []).append(seq)
+    out: list[int] = []
+    for head, members in groups.items():
+        if head not in members or len(members) == 1:
+            out.extend(members)  # alone, or its latest is not among these: as found
+            continue
+        newest = sorted(members, key=lambda s: when[s], reverse=True)
+        if until is not None:
+            then = [s for s in newest if when[s][0] <= until.isoformat()][:1]
+            out.extend(then + [s for s in newest if s not in then])
+        elif past:
+            out.extend(reversed(newest))
+        else:
+            out.extend(newest)
+    return out

@@ -1,0 +1,144 @@
+"""What is true now: facts about the same thing, the latest first (memlane.facts.supersede, issue 44)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+import memlane
+from conftest import FakeEmbedder
+from memlane.facts import supersede
+from memlane.facts.retain import normalize_name
+
+
+def said(seq: int, content: str, day: str = "2026-03-03", at: str = "09:00", who: str = "User") -> supersede.Said:
+    text = f"{content} ({who}, {at})"
+    found = supersede.read(seq, text, day, f"memory/{day}.md", seq, [(normalize_name(who), who)])
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What was my best 10K time before I joined the club?",
+        "How many people were on my team initially?",
+        "What did I use when I started?",
+        "What was my previous employer?",
+        "How much did I save in the first three months?",
+        "What phone did I use at first?",
+        "Which editor did I use to begin with?",
+    ],
+)
+def test_a_question_about_an_earlier_value_asks_for_the_past(query: str) -> None:
+    assert supersede.asks_for_past(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is my best 10K time now?",
+        "How many people are on my team?",
+        "What is my current daily call quota?",
+        "Have I used Bootstrap components in my project before?",  # "ever", not an earlier value
+        "Which watch do I still use?",
+        "What is the latest version I deployed?",
+    ],
+)
+def test_a_question_in_the_present_or_about_ever_asks_for_the_present(query: str) -> None:
+    assert not supersede.asks_for_past(query)
+
+
+def test_amounts_keep_what_they_count() -> None:
+    assert supersede.amounts_of("now I have a total of 10 cards") == {("10", "card")}
+    assert supersede.amounts_of("I now lead six people") == {("six", "peopl")}
+    assert supersede.amounts_of("quota of 1,200 calls per day, coverage 78%") == {("1200", "call"), ("78", "%")}
+
+
+def test_two_statements_of_one_attribute_with_other_values_are_the_same_thing() -> None:
+    old = said(1, "My team at work has 4 engineers", at="09:00")
+    new = said(2, "My team at work now has 6 engineers", at="15:30")
+    assert supersede.same_thing(old, new)
+    found = supersede.supersessions([old, new])
+    assert found[1].by == 2 and found[1].day == "2026-03-03" and 2 not in found
+
+
+def test_a_restatement_or_another_subject_is_not_a_supersession() -> None:
+    a = said(1, "My team at work has 4 engineers")
+    assert not supersede.same_thing(a, said(2, "My team at work has 4 engineers", at="10:00"))  # same values
+    other = supersede.read(
+        3, "@Dana: Dana's team at work has 6 engineers (User, 10:00)", "2026-03-03", "m.md", 3, [("dana", "Dana")]
+    )
+    assert other is not None and not supersede.same_thing(a, other)
+    unrelated = said(4, "I bought 6 apples at the market", at="11:00")
+    assert not supersede.same_thing(a, unrelated)
+
+
+def test_facts_answering_one_question_with_other_amounts_are_the_same_thing_for_it() -> None:
+    old = said(1, "I am building the project gallery with 8 cards using Bootstrap", at="09:00")
+    new = said(2, "I added two projects, so the gallery now holds 10 cards", at="09:40")
+    question = supersede.question("How many cards are in my project gallery?")
+    assert not supersede.same_thing(old, new)  # their words alone differ too much ...
+    assert supersede.same_thing(old, new, asked=question)  # ... but both answer this question, with other counts
+    elsewhere = said(3, "My gallery page loads in 250 ms", at="10:00")
+    assert not supersede.same_thing(old, elsewhere, asked=question)  # another amount of another thing
+
+
+def test_a_chain_of_likenesses_is_not_a_group() -> None:
+    a = said(1, "the staging server runs 4 workers and 2 queues", at="09:00")
+    b = said(2, "the staging server runs 8 workers and 2 queues", at="10:00")
+    c = said(3, "the staging server runs 8 workers and 5 queues", at="11:00")
+    found = supersede.supersessions([a, b, c])
+    assert found[1].by == 3 and found[2].by == 3  # each by the latest that says the same of it
+
+
+def test_order_puts_the_current_value_where_its_group_first_stood() -> None:
+    a = said(1, "my best 10K time is 52 minutes", day="2026-03-03")
+    b = said(2, "my best 10K time is 49 minutes now", day="2026-03-09")
+    x = said(3, "I like trail running", day="2026-03-05")
+    found = supersede.supersessions([a, b, x])
+    when = {s.seq: s.when for s in (a, b, x)}
+    assert supersede.order([1, 3, 2], found, when, past=False) == [2, 1, 3]
+    assert supersede.order([1, 3, 2], found, when, past=True) == [1, 2, 3]
+    assert supersede.order([1, 3, 2], found, when, past=True, until=dt.date(2026, 3, 4)) == [1, 2, 3]
+    assert supersede.order([3, 1, 2], found, when, past=True, until=dt.date(2026, 3, 10)) == [3, 2, 1]
+
+
+def _log(ws: Path, day: str, bullets: list[str]) -> None:
+    path = ws / "memory" / f"{day}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# {day}\n\n## Retain\n" + "".join(f"- {b}\n" for b in bullets), encoding="utf-8")
+
+
+def test_recall_answers_the_present_with_the_latest_value_and_marks_the_earlier(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @User: my best 10K time so far is 52 minutes (User, 08:10)"])
+    _log(ws, "2026-03-09", ["W @User: my best 10K time is now 49 minutes (User, 19:45)"])
+    _log(ws, "2026-03-20", ["W @User: my best 10K time is 47 minutes (User, 07:00)"])  # after the question
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        now = dt.datetime(2026, 3, 15, 12, 0)
+        facts = mem.recall("what is my best 10K time now?", k=5, now=now).facts
+        assert [f.day for f in facts] == ["2026-03-09", "2026-03-03"]  # the 20th had not been said yet
+        assert facts[1].superseded_by is not None and "49 minutes" in facts[1].superseded_by["content"]
+        assert facts[1].valid_to == "2026-03-09" and facts[0].superseded_by is None
+        first = mem.recall("what was my best 10K time at first?", k=5, now=now).facts
+        assert [f.day for f in first] == ["2026-03-03", "2026-03-09"] and first[0].superseded_by is None
+        # a question that names the value it wants is answered by that fact, not moved aside
+        named = mem.recall("did I run a 10K in 52 minutes?", k=5, now=now).facts
+        assert named[0].day == "2026-03-03" and named[0].superseded_by is None
+
+
+def test_a_fact_said_later_the_same_day_is_not_an_answer_yet(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(
+        ws,
+        "2026-03-09",
+        ["W @User: my team has 4 engineers (User, 09:00)", "W @User: my team has 6 engineers now (User, 18:00)"],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        noon = mem.recall("how many engineers are on my team?", k=5, now=dt.datetime(2026, 3, 9, 12, 0)).facts
+        assert [f.content.split("(")[0].strip() for f in noon] == ["my team has 4 engineers"]
+        evening = mem.recall("how many engineers are on my team?", k=5, now=dt.datetime(2026, 3, 9, 20, 0)).facts
+        assert "6 engineers" in evening[0].content and "4 engineers" in evening[1].content
