@@ -142,3 +142,17 @@ def test_a_fact_said_later_the_same_day_is_not_an_answer_yet(tmp_path: Path) -> 
         assert [f.content.split("(")[0].strip() for f in noon] == ["my team has 4 engineers"]
         evening = mem.recall("how many engineers are on my team?", k=5, now=dt.datetime(2026, 3, 9, 20, 0)).facts
         assert "6 engineers" in evening[0].content and "4 engineers" in evening[1].content
+
+
+def test_context_shows_the_current_value_and_an_earlier_one_only_as_past(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @User: my best 10K time so far is 52 minutes (User, 08:10)"])
+    _log(ws, "2026-03-09", ["W @User: my best 10K time is now 49 minutes (User, 19:45)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        text = mem.context(query="what is my best 10K time?", now=dt.datetime(2026, 3, 15, 12, 0)).render()
+    lines = [ln for ln in text.splitlines() if "10K" in ln and ln.startswith("- ")]
+    assert lines[0].startswith("- “my best 10K time is now 49 minutes”")
+    stale = [ln for ln in lines if "52 minutes" in ln]
+    assert stale and all(
+        ln.startswith("- was “my best 10K time so far is 52 minutes” until 2026-03-09") for ln in stale
+    )

@@ -22,6 +22,7 @@ from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError, quoted
+from .facts import supersede
 from .facts.entities import suggest
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .facts.retain import normalize_name
@@ -799,15 +800,15 @@ class Memory:
         relevant: list[ContextLine] = []
         if topic:
             resp = self.recall(topic, k=10, budget=budget, now=when)
-            relevant = [
-                ContextLine(f.content, f.source, f.kind, f.day, f.origin) for f in resp.facts if f.valid_to is None
-            ]
+            relevant = [ContextLine(f.content, f.source, f.kind, f.day, f.origin, f.valid_to) for f in resp.facts]
         lower = when.date() - dt.timedelta(days=recent_days)
         with self._lock:
             seqs = self.store.facts.in_window(lower, when.date(), 20)
             facts = self.store.facts.by_seq(seqs)
+        later = supersede.of_facts([facts[s] for s in seqs if s in facts])
         recent = [
-            ContextLine(f.content, f.source, f.kind, f.day, f.origin) for f in (facts[s] for s in seqs if s in facts)
+            ContextLine(f.content, f.source, f.kind, f.day, f.origin, later[s].day if s in later else None)
+            for s, f in ((s, facts[s]) for s in seqs if s in facts)
         ]
         provider = self.choice.provider
         # without a provider, the bundled tokenizer (words alone undercount text without spaces: CJK, URLs)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..search.keywords import STOPWORDS
+from ..store import StoredFact
 from .retain import PROVENANCE, normalize_name
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
@@ -202,6 +203,12 @@ def supersessions(
                 out[said[i].seq] = Supersession(said[i].seq, said[j].seq, said[j].when[0], said[i].when)
                 break
     return out
+
+
+def of_facts(facts: Iterable[StoredFact]) -> dict[int, Supersession]:
+    """:func:`supersessions` among ``facts`` (stored facts, no question to anchor them)."""
+    said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in facts]
+    return supersessions([s for s in said if s is not None])
 
 
 def order(

@@ -41,14 +41,17 @@ class Line:
     kind: str
     day: str | None
     origin: str = "file"  # "person" | "agent" | "file"
+    until: str | None = None  # superseded: what it said held until that day (a later fact says otherwise)
 
     def render(self) -> str:
-        """``- “words” — the agent said, 2026-05-01 14:05 (experience · memory/2026-05-01.md#L7)``"""
+        """``- “words” — the agent said, 2026-05-01 14:05 (experience · memory/2026-05-01.md#L7)``; a superseded
+        fact reads ``- was “words” until 2026-05-09 — ...``: a past value, never shown as the current one."""
         stamp = stamp_of(self.text)
         quote = (self.text[: stamp.start] if stamp else self.text).strip()
         when = " ".join(x for x in (self.day or "", stamp.at if stamp else "") if x)
         who = _WHO.get(self.origin, _WHO["file"])
-        return f"- “{quote}” — {who}{f', {when}' if when else ''} ({self.kind} · {self.source})"
+        was = f"was “{quote}” until {self.until}" if self.until else f"“{quote}”"
+        return f"- {was} — {who}{f', {when}' if when else ''} ({self.kind} · {self.source})"
 
 
 @dataclass
@@ -81,7 +84,9 @@ class ContextPack:
     def to_dict(self) -> dict[str, Any]:
         def lines(xs: list[Line]) -> list[dict[str, Any]]:
             return [
-                {"content": x.text, "source": x.source, "kind": x.kind, "day": x.day, "origin": x.origin} for x in xs
+                {"content": x.text, "source": x.source, "kind": x.kind, "day": x.day, "origin": x.origin}
+                | ({"until": x.until} if x.until else {})
+                for x in xs
             ]
 
         return {
