@@ -156,3 +156,15 @@ def test_context_shows_the_current_value_and_an_earlier_one_only_as_past(tmp_pat
     assert stale and all(
         ln.startswith("- was “my best 10K time so far is 52 minutes” until 2026-03-09") for ln in stale
     )
+
+
+def test_search_shows_a_passage_of_superseded_facts_after_the_current_one(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @User: my best 10K time so far is 52 minutes, my best 10K time (User, 08:10)"])
+    _log(ws, "2026-03-09", ["W @User: my best 10K time is now 49 minutes (User, 19:45)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        now = dt.datetime(2026, 3, 15, 12, 0)
+        present = mem.search("what is my best 10K time?", now=now, min_score=0).results
+        assert [r.path for r in present][:2] == ["memory/2026-03-09.md", "memory/2026-03-03.md"]
+        past = mem.search("what was my best 10K time at first?", now=now, min_score=0).results
+        assert past[0].path == "memory/2026-03-03.md"  # the words rank it first, and the past leaves it there

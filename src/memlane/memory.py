@@ -51,7 +51,7 @@ from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .reflect.llm import LlmDrafter
 from .search.live import SearchVectors
-from .search.ranking import SearchResponse, chunk_scores, rank
+from .search.ranking import SearchResponse, SearchResult, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
@@ -229,6 +229,7 @@ class Memory:
             if q.rerank.enabled and self._reranker is None:
                 self._reranker = make_reranker(q.rerank, self.workspace)
             results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
+            results = self._current_first(results, query)
             if self.settings.shared:
                 if self._shared is None:
                     self._shared = SharedIndexes(self.settings, self.agent_id)
@@ -245,6 +246,19 @@ class Memory:
             notes=notes,
             stale=stale,
         )
+
+    def _current_first(self, results: list[SearchResult], query: str) -> list[SearchResult]:
+        """``results`` with a passage whose facts were all superseded by another passage's moved after the rest
+        (for a question about the present: :func:`memlane.facts.supersede.stale_passages`)."""
+        files = {r.path: self.store.facts.of_path(r.path) for r in results if r.agent is None}
+        passages = [
+            [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
+            for r in results
+        ]
+        stale = supersede.stale_passages(passages, query)
+        if not stale:
+            return results
+        return [r for i, r in enumerate(results) if i not in stale] + [r for i, r in enumerate(results) if i in stale]
 
     def _embed_query(self, text: str) -> tuple[EmbeddingProvider | None, Vectors | None, str | None]:
         """The provider and ``text``'s vector (or why it failed), embedded outside the lock: a remote call

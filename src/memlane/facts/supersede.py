@@ -211,6 +211,17 @@ def of_facts(facts: Iterable[StoredFact]) -> dict[int, Supersession]:
     return supersessions([s for s in said if s is not None])
 
 
+def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[int]:
+    """Which passages (each given as the facts on its lines) hold only facts superseded by a later one of the
+    passages, for a question about the present: a search shows them after the rest."""
+    if asks_for_past(query):
+        return set()
+    every = {f.seq: f for facts in passages for f in facts}
+    said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in every.values()]
+    found = supersessions([s for s in said if s is not None], None, question(query))
+    return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+
+
 def order(
     ranked: Sequence[int],
     found: Mapping[int, Supersession],
