@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,3 +170,22 @@ def test_search_shows_a_passage_of_superseded_facts_after_the_current_one(tmp_pa
         assert [r.path for r in present][:2] == ["memory/2026-03-09.md", "memory/2026-03-03.md"]
         past = mem.search("what was my best 10K time at first?", now=now, min_score=0).results
         assert past[0].path == "memory/2026-03-03.md"  # the words rank it first, and the past leaves it there
+
+
+def test_timeline_shows_which_fact_was_superseded_by_which(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @Dana: Dana's team has 4 engineers (User, 08:10)"])
+    _log(ws, "2026-03-09", ["W @Dana: Dana's team now has 6 engineers (User, 19:45)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        updates = mem.timeline("Dana", fresh=True)["updates"]
+    assert [(u["source"], u["until"], u["superseded_by"]["source"]) for u in updates] == [
+        ("memory/2026-03-03.md#L4", "2026-03-09", "memory/2026-03-09.md#L4")
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlane", "--workspace", str(ws), "timeline", "Dana"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "was: Dana's team has 4 engineers" in proc.stdout and "superseded by: Dana's team now has 6" in proc.stdout

@@ -440,7 +440,7 @@ class Memory:
         if g.resolve(entity) is not None:
             name, edges = g.timeline(entity)
             now = {p: [e.object for e in es] for p, es in g.now(str(g.resolve(entity))).items()}
-        out: dict[str, Any] = {"entity": name, "now": now}
+        out: dict[str, Any] = {"entity": name, "now": now, "updates": self._updates(entity)}
         if others:  # other agents' timelines beside this one's, read-only, each edge naming its agent
             edges = [dataclasses.replace(e, agent=self.agent_id) for e in edges]
             shared_now: dict[str, dict[str, list[str]]] = {}
@@ -453,6 +453,16 @@ class Memory:
             edges.sort(key=lambda e: (e.valid_from or "", e.agent or ""))
             out["shared_now"] = shared_now
         return {**out, "relations": [e.to_dict() for e in edges], "notes": notes}
+
+    def _updates(self, entity: str) -> list[dict[str, Any]]:
+        """Which of ``entity``'s latest facts a later one superseded (:func:`memlane.facts.supersede.updates`)."""
+        ent = self.index.entity_directory().resolve(entity)
+        if ent is None:
+            return []
+        with self._lock:
+            seqs = self.store.facts.mentioning(sorted(ent.norms), supersede.UPDATES_READ)
+            facts = self.store.facts.by_seq(seqs)
+        return supersede.updates(facts.values())
 
     def reflect(
         self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None

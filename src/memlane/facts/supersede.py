@@ -17,6 +17,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..search.keywords import STOPWORDS
 from ..store import StoredFact
@@ -209,6 +210,29 @@ def of_facts(facts: Iterable[StoredFact]) -> dict[int, Supersession]:
     """:func:`supersessions` among ``facts`` (stored facts, no question to anchor them)."""
     said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in facts]
     return supersessions([s for s in said if s is not None])
+
+
+UPDATES_READ = 400  # an entity's latest facts read for its updates (pairs: UPDATES_READ² / 2)
+
+
+def updates(facts: Iterable[StoredFact]) -> list[dict[str, Any]]:
+    """The supersessions among an entity's facts, oldest first, each saying what superseded it and when: what
+    ``memlane timeline`` and the web view show, so a person sees why and can edit the Markdown fact."""
+    every = {f.seq: f for f in facts}
+    found = of_facts(every.values())
+    out = []
+    for seq, sup in sorted(found.items(), key=lambda item: item[1].when):
+        old, new = every[seq], every[sup.by]
+        out.append(
+            {
+                "content": old.content,
+                "source": old.source,
+                "day": old.day,
+                "until": sup.day,
+                "superseded_by": {"content": new.content, "source": new.source, "day": new.day},
+            }
+        )
+    return out
 
 
 def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[int]:

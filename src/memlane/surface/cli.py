@@ -342,6 +342,10 @@ def timeline(ctx: click.Context, entity: str, as_json: bool) -> None:
         span = f"{e['valid_from'] or '…'} → {e['valid_to'] or 'now'}"
         closed = f", ended by {e['closed_by']}" if e.get("closed_by") else ""
         click.echo(f"  {span:<24}  {e['subject']} {e['predicate']} {e['object']}  ({e['source']}{closed})")
+    for u in payload.get("updates", []):
+        by = u["superseded_by"]
+        click.echo(f"  {u['day']} → {u['until']}  was: {u['content']}  ({u['source']})")
+        click.echo(f"  {'':<24}  superseded by: {by['content']}  ({by['source']})")
 
 
 @cli.command()
