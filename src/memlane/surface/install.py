@@ -587,4 +587,8 @@ def _toml_edit(doc: tomlkit.TOMLDocument, text: str, server: list[str], adding: 
         del servers[SERVER]
         if not servers:
             del doc["mcp_servers"]
+        after = tomlkit.dumps(doc)
+        if not text.endswith(("\n\n", "\r\n\r\n")):  # the blank line install put before its table goes too
+            after = after.rstrip("\r\n") + ("\n" if after.strip() else "")
+        return after
     return tomlkit.dumps(doc)
