@@ -559,7 +559,7 @@ def _toml_change(path: Path, server: list[str], adding: bool) -> FileChange:
             "keys; nothing was changed: remove the entry by hand"
         )
     assert after is not None  # tomllib read it back
-    return FileChange(path, before, after if after.strip() else None, read)
+    return FileChange(path, before, after or None, read)  # empty: uninstall emptied the file install made
 
 
 def _toml_edit(doc: tomlkit.TOMLDocument, text: str, server: list[str], adding: bool, present: bool) -> str:
@@ -588,7 +588,7 @@ def _toml_edit(doc: tomlkit.TOMLDocument, text: str, server: list[str], adding: 
         if not servers:
             del doc["mcp_servers"]
         after = tomlkit.dumps(doc)
-        if not text.endswith(("\n\n", "\r\n\r\n")):  # the blank line install put before its table goes too
-            after = after.rstrip("\r\n") + ("\n" if after.strip() else "")
+        if after.strip() and not text.endswith(("\n\n", "\r\n\r\n")):
+            after = after.rstrip("\r\n") + "\n"  # the blank line install put before its table goes too
         return after
     return tomlkit.dumps(doc)
