@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomlkit
 
 from conftest import write
 from memlane.errors import MemlaneError
@@ -572,3 +573,32 @@ def test_a_crlf_codex_config_keeps_crlf(tmp_path: Path, monkeypatch: pytest.Monk
     assert raw.count(b"\n") == raw.count(b"\r\n") and b"[mcp_servers.memlane]\r\n" in raw
     plan("codex", "user", w, "uninstall").apply()
     assert toml.read_bytes() == crlf
+
+
+def test_the_round_trip_check_refuses_an_edit_that_changes_more_than_memlane_s_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard behind items 2 and 9: if the edit itself goes wrong (here: today's fixes undone), the file
+    that would be written is read back, found to differ from the old data plus memlane's entry, and refused."""
+    import memlane.surface.install as install_module
+
+    w = _where(tmp_path)
+    toml = w.home / ".codex" / "config.toml"
+    write(toml.parent, toml.name, CODEX_DOTTED)
+    monkeypatch.setenv("CODEX_HOME", str(toml.parent))
+
+    def header_among_the_keys(doc: Any, text: str, server: list[str], adding: bool, present: bool) -> str:
+        entry = tomlkit.table()
+        entry["command"], entry["args"] = server[0], server[1:]
+        doc["mcp_servers"]["memlane"] = entry  # what install did: the header lands after the first line
+        return tomlkit.dumps(doc)
+
+    monkeypatch.setattr(install_module, "_toml_edit", header_among_the_keys)
+    with pytest.raises(MemlaneError, match=r"cannot add \[mcp_servers.memlane\]"):
+        plan("codex", "user", w)
+    as_float = lambda data: json.dumps(data, default=lambda n: float(n.text)) + "\n"  # noqa: E731  # 1e400: Infinity
+    monkeypatch.setattr(install_module, "dump_json", as_float)
+    write(w.home, ".claude.json", '{"big": 1e400}')
+    with pytest.raises(MemlaneError, match="would not read back as the old one plus memlane's entry"):
+        plan("claude-code", "user", w)
+    assert toml.read_text() == CODEX_DOTTED and (w.home / ".claude.json").read_text() == '{"big": 1e400}'

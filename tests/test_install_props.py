@@ -72,7 +72,7 @@ TOML_VALUES = st.recursive(
 )
 COMMENT_TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs", "Cc")), max_size=12)
 COMMENTS = st.lists(COMMENT_TEXT.map(lambda t: "# " + t), max_size=2)
-STYLES = ("none", "dotted", "tables", "super", "inline", "ours")
+STYLES = ("none", "dotted", "tables", "super", "inline", "ours", "ours-dotted")
 
 
 @st.composite
@@ -105,6 +105,8 @@ def toml_files(draw: st.DrawFn) -> tuple[str, str, list[str]]:
     if style == "ours":  # memlane's entry is there with the user's own keys
         tables += ["[mcp_servers.memlane]", 'command = "old-python"', "startup_timeout_sec = 60"]
         tables += [f"env = {_toml_value(draw(st.dictionaries(KEYS, TEXT, max_size=2)))}"]
+    if style == "ours-dotted":  # the same, in dotted keys among the user's other keys
+        root += ['mcp_servers.memlane.command = "old-python"', "mcp_servers.memlane.startup_timeout_sec = 60"]
     root = draw(st.permutations(root))  # dotted mcp_servers keys among the user's other keys
     for name in draw(st.lists(st.sampled_from(["profiles.fast", "tui", "ünï"]), unique=True, max_size=2)):
         tables += ["", f"[{'.'.join(_key(p) for p in name.split('.'))}]"]
@@ -153,13 +155,13 @@ def test_codex_config_round_trip(generated: tuple[str, str, list[str]]) -> None:
         assert not plan("codex", "user", where).changed
         plan("codex", "user", where, "uninstall").apply()
         expected = copy.deepcopy(data)
-        if style == "ours":
+        if style.startswith("ours"):
             del expected["mcp_servers"]["memlane"]
             if not expected["mcp_servers"]:
                 del expected["mcp_servers"]
         final = path.read_bytes() if path.exists() else b""
         assert tomllib.loads(final.decode()) == expected
-        if style != "ours" and text.endswith("\n") and not text.endswith(("\n\n", "\n\r\n")):
+        if not style.startswith("ours") and text.endswith("\n") and not text.endswith(("\n\n", "\n\r\n")):
             assert final == text.encode()  # byte for byte (blank lines at the very end become one newline)
 
 
