@@ -476,20 +476,19 @@ approval_policy = "never"
 """
 
 
-def test_codex_dotted_keys_stay_the_user_s_and_uninstall_removes_only_memlane(tmp_path: Path) -> None:
+def test_codex_dotted_keys_stay_the_user_s_and_uninstall_removes_only_memlane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     w = _where(tmp_path)
     toml = w.home / ".codex" / "config.toml"
     write(toml.parent, toml.name, CODEX_DOTTED)
-    os.environ["CODEX_HOME"] = str(toml.parent)
-    try:
-        plan("codex", "user", w).apply()
-        data = tomllib.loads(toml.read_text())
-        assert data["model"] == "o3" and data["approval_policy"] == "never"
-        assert data["mcp_servers"]["github"] == {"command": "gh-mcp", "args": ["serve"]}
-        assert set(data["mcp_servers"]["memlane"]) == {"command", "args"}  # nothing of the user's moved in
-        plan("codex", "user", w, "uninstall").apply()
-    finally:
-        del os.environ["CODEX_HOME"]
+    monkeypatch.setenv("CODEX_HOME", str(toml.parent))
+    plan("codex", "user", w).apply()
+    data = tomllib.loads(toml.read_text())
+    assert data["model"] == "o3" and data["approval_policy"] == "never"
+    assert data["mcp_servers"]["github"] == {"command": "gh-mcp", "args": ["serve"]}
+    assert set(data["mcp_servers"]["memlane"]) == {"command", "args"}  # nothing of the user's moved in
+    plan("codex", "user", w, "uninstall").apply()
     assert toml.read_text() == CODEX_DOTTED
 
 

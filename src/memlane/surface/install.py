@@ -2,9 +2,15 @@
 
 Each host keeps its MCP servers (and, where it has them, its hooks) in a file of its own format. Install
 merges memlane's entries into that file: every other entry is kept, a backup of the file is written before
-it changes, and a second install changes nothing. Uninstall removes exactly the entries install adds (the
-``memlane`` server and the hook handlers that run ``memlane ... hook``), and containers those leave empty;
-a file that install created and uninstall empties is removed.
+it changes, and a second install changes nothing. Every edit is read back before it is written, and must
+be the old data plus exactly memlane's entry (after uninstall: the old data without it), else it is refused;
+JSON numbers keep their text (``1e400`` is not turned into ``Infinity``). Files are written by
+:mod:`memlane.files.outside`: never through a planted link, only over what :func:`plan` read (a host's save
+in between makes :func:`carry_out` plan again), never over a read-only file, mode and CRLF kept.
+
+Uninstall removes exactly the entries install adds (the ``memlane`` server and the hook handlers that run
+``memlane ... hook``), and containers those leave empty; a file that install created and uninstall empties
+is removed.
 
 The entries run this Python (``sys.executable -m memlane``) with the workspace given, so that the host
 finds the same memlane and memory whatever its own ``PATH`` and working folder.
