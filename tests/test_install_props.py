@@ -254,3 +254,76 @@ def test_json_host_file_round_trip(text: str) -> None:
         final = path.read_text() if path.exists() else "{}"
         assert load_json(final) == expected
         assert not [p for p in path.parent.iterdir() if "memlane-tmp" in p.name]
+
+
+# -- hooks (Claude Code's settings.json, Codex's hooks.json shape; Cursor's hooks.json)
+
+COMMANDS = st.sampled_from(["echo hi", "~/scripts/memlane-backup.sh hook", "notify-send 'done'", "/usr/bin/audit"])
+EVENTS = st.sampled_from(["SessionStart", "PreCompact", "SessionEnd", "Stop", "PreToolUse"])
+CLAUDE_HANDLERS = st.lists(
+    st.fixed_dictionaries({"type": st.just("command"), "command": COMMANDS}, optional={"timeout": st.integers(1, 600)}),
+    max_size=2,
+)
+CLAUDE_GROUPS = st.lists(
+    st.fixed_dictionaries({"hooks": CLAUDE_HANDLERS}, optional={"matcher": st.sampled_from(["startup", "Bash", ""])}),
+    max_size=2,
+)
+CURSOR_HANDLERS = st.lists(st.fixed_dictionaries({"command": COMMANDS}, optional={"timeout": st.integers(1, 60)}))
+
+
+def _settings(hooks: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    table = st.one_of(st.none(), st.dictionaries(EVENTS.map(str), hooks, max_size=4))
+    return st.fixed_dictionaries(
+        {}, optional={"hooks": table, "model": st.just("opus"), "version": st.sampled_from([1, 2]), "n": NUMBERS}
+    )
+
+
+def _ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and " -m memlane " in str(handler.get("command"))
+
+
+def _pruned(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in ({}, [], None)}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _without_ours(data: dict[str, Any], cursor: bool) -> Any:
+    out = copy.deepcopy(data)
+    for event, entries in list((out.get("hooks") or {}).items()):
+        if cursor:
+            out["hooks"][event] = [h for h in entries if not _ours(h)]
+        else:
+            groups = [{**g, "hooks": [h for h in g["hooks"] if not _ours(h)]} for g in entries]
+            out["hooks"][event] = [g for g, old in zip(groups, entries, strict=True) if g["hooks"] or not old["hooks"]]
+    return out
+
+
+@SETTINGS
+@given(st.booleans(), st.data())
+def test_hook_files_round_trip(cursor: bool, data: st.DataObject) -> None:
+    """Install adds memlane's handlers and changes nothing else; uninstall takes exactly those out."""
+    before = data.draw(_settings(CURSOR_HANDLERS if cursor else CLAUDE_GROUPS))
+    host = "cursor" if cursor else "claude-code"
+    text = json.dumps(before, indent=data.draw(st.sampled_from([None, 2])))
+    with _home() as where:
+        path = where.home / (".cursor/hooks.json" if cursor else ".claude/settings.json")
+        path.parent.mkdir(parents=True)
+        numbers = {k: v for k, v in before.items() if k == "n"}
+        path.write_text(text.replace(json.dumps(before.get("n")), before["n"]) if numbers else text)
+        original = load_json(path.read_text())
+        plan(host, "user", where).apply()
+        installed = load_json(path.read_text())
+        ours = [h for entries in installed["hooks"].values() for x in entries for h in (x.get("hooks") or [x])]
+        assert sum(_ours(h) for h in ours) == 3  # sessionStart, preCompact, sessionEnd
+        extra = {"version"} if cursor and "version" not in original else set()
+        assert _pruned(_without_ours(installed, cursor)) == _pruned({**original, **{k: 1 for k in extra}})
+        assert not plan(host, "user", where).changed
+        plan(host, "user", where, "uninstall").apply()
+        final = load_json(path.read_text()) if path.exists() else {}
+        if cursor:  # Cursor's schema "version": 1 is install's to add and uninstall's to drop (noted, harmless)
+            final, original = ({k: v for k, v in d.items() if (k, v) != ("version", 1)} for d in (final, original))
+        assert _pruned(final) == _pruned(original)
