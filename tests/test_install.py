@@ -18,7 +18,7 @@ import tomlkit
 from conftest import write
 from memlane.errors import MemlaneError
 from memlane.files.outside import ChangedOnDisk
-from memlane.surface.install import Where, carry_out, plan
+from memlane.surface.install import Where, carry_out, load_json, plan
 
 WS_LOG = "# 2026-01-05\n## Retain\n- W @Kestrel: The kestrel importer reads CSV exports.\n"
 
@@ -601,3 +601,17 @@ def test_the_round_trip_check_refuses_an_edit_that_changes_more_than_memlane_s_e
     with pytest.raises(MemlaneError, match="would not read back as the old one plus memlane's entry"):
         plan("claude-code", "user", w)
     assert toml.read_text() == CODEX_DOTTED and (w.home / ".claude.json").read_text() == '{"big": 1e400}'
+
+
+def test_deeply_nested_host_files_give_one_line_not_a_traceback(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    claude = w.home / ".claude.json"
+    text = '{"deep": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    write(w.home, ".claude.json", text)
+    with pytest.raises(MemlaneError, match="not valid JSON") as caught:
+        plan("claude-code", "user", w)
+    assert "\n" not in str(caught.value) and claude.read_text() == text
+    deep = '{"deep": ' + "[" * 900 + "]" * 900 + "}"  # deep, yet what today's code edits: still edited
+    claude.write_text(deep)
+    plan("claude-code", "user", w).apply()
+    assert load_json(claude.read_text())["deep"] == load_json(deep)["deep"]

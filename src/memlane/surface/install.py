@@ -277,6 +277,13 @@ Edit = Callable[[dict[str, Any], bool], None]  # (data, adding): install's or un
 
 
 def _json_change(path: Path, edit: Edit, adding: bool, json5_hint: str | None = None) -> FileChange:
+    try:
+        return _json_edit(path, edit, adding, json5_hint)
+    except RecursionError:  # parsed, but too deep to copy, write or compare
+        raise MemlaneError(f"{path} is nested too deeply to edit safely; nothing was changed") from None
+
+
+def _json_edit(path: Path, edit: Edit, adding: bool, json5_hint: str | None) -> FileChange:
     read, before = _read(path)
     if before is None:
         data: dict[str, Any] = {}
@@ -293,7 +300,7 @@ def _json_change(path: Path, edit: Edit, adding: bool, json5_hint: str | None = 
         if not isinstance(loaded, dict):
             raise MemlaneError(f"{path}: the top level is not an object; nothing was changed")
         data = loaded
-    old = copy.deepcopy(data)
+    old = load_json(before) if before is not None and before.strip() else {}  # a copy (deepcopy: deep recursion)
     edit(data, adding)
     if before is not None and old == data:
         return FileChange(path, before, before, read)  # nothing to do: the file is left byte for byte
@@ -301,7 +308,7 @@ def _json_change(path: Path, edit: Edit, adding: bool, json5_hint: str | None = 
     if not data and (before is None or not adding):
         after = None  # uninstall emptied it: install made it (a file of "{}" means nothing either way)
     else:
-        _check_json_round_trip(path, old, data, after or "", edit)
+        _check_json_round_trip(path, before or "", data, after or "", edit)
     return FileChange(path, before, after, read)
 
 
@@ -368,31 +375,35 @@ def _dump_with(data: Any, token: str) -> str | None:
     return re.sub('"' + re.escape(token) + '([^"]*)"', lambda m: m.group(1), text)
 
 
-def _prune(value: Any) -> Any:
-    """``value`` without empty objects, lists and nulls (what uninstall drops and install adds or fills as
-    containers: a null entry is an absent one)."""
+def _prune(value: Any, levels: int = 3) -> Any:
+    """``value`` without empty objects, lists and nulls in its top ``levels`` levels, where install adds
+    or fills containers and uninstall drops the ones it emptied (``hooks.<event>``, ``mcp.servers``; a
+    null entry is an absent one). Deeper, the user's data is compared as it is."""
+    if levels == 0:
+        return value
     if isinstance(value, dict):
-        kept = {k: _prune(v) for k, v in value.items()}
+        kept = {k: _prune(v, levels - 1) for k, v in value.items()}
         return {k: v for k, v in kept.items() if v != {} and v != [] and v is not None}
     if isinstance(value, list):
-        return [_prune(v) for v in value]
+        return [_prune(v, levels - 1) for v in value]
     return value
 
 
-def _check_json_round_trip(path: Path, old: dict[str, Any], new: dict[str, Any], after: str, edit: Edit) -> None:
-    """Refuse unless ``after`` reads back as ``new``, and ``new`` is ``old`` but for memlane's entries: both
-    with memlane's entries taken out (uninstall's edit) are the same, less empty containers."""
+def _check_json_round_trip(path: Path, before: str, new: dict[str, Any], after: str, edit: Edit) -> None:
+    """Refuse unless ``after`` reads back as ``new``, and ``new`` is the data of ``before`` but for
+    memlane's entries: both with memlane's entries taken out (uninstall's edit) are the same, less empty
+    containers where install puts its entries."""
     try:
         again = load_json(after)
     except (ValueError, RecursionError):
         again = None
     stripped = []
-    for side in (old, new):
-        copied = copy.deepcopy(side)
-        edit(copied, False)
-        if copied.get("version") == 1 and path.name == "hooks.json" and path.parent.name == ".cursor":
-            del copied["version"]  # Cursor's schema version: install adds it beside its hooks, uninstall may drop it
-        stripped.append(_prune(copied))
+    for text in (before, after):
+        side = load_json(text) if text.strip() else {}  # fresh copies: the edit below changes them
+        edit(side, False)
+        if side.get("version") == 1 and path.name == "hooks.json" and path.parent.name == ".cursor":
+            del side["version"]  # Cursor's schema version: install adds it beside its hooks, uninstall may drop it
+        stripped.append(_prune(side))
     if again != new or stripped[0] != stripped[1]:
         raise MemlaneError(
             f"{path}: the edited file would not read back as the old one plus memlane's entry; nothing was "
@@ -522,6 +533,13 @@ def cursor_hooks_installed(home: Path, project: Path) -> bool:
 
 
 def _toml_change(path: Path, server: list[str], adding: bool) -> FileChange:
+    try:
+        return _toml_file_edit(path, server, adding)
+    except RecursionError:
+        raise MemlaneError(f"{path} is nested too deeply to edit safely; nothing was changed") from None
+
+
+def _toml_file_edit(path: Path, server: list[str], adding: bool) -> FileChange:
     read, before = _read(path)
     text = before or ""
     try:
