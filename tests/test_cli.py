@@ -210,3 +210,34 @@ def test_the_error_edge_turns_input_errors_into_one_line_and_shows_bugs() -> Non
         [sys.executable, "-c", script.format(exc="KeyError('a bug')")], capture_output=True, text=True, timeout=60
     )
     assert bug.returncode == 1 and "Traceback" in bug.stderr and "KeyError" in bug.stderr
+
+
+def test_the_global_options_work_after_the_command_too(workspace: Path, tmp_path: Path) -> None:
+    """`memlane install claude-code --workspace X`, as people type it: the group's options are taken after
+    any command, with the same outcome as before it (issue 40, item 10)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "config.json"
+    config.write_text("{}")
+    env = {**os.environ, "HOME": str(home)}
+
+    def both(*command: str, **opts: str) -> None:
+        flags = [x for name, value in opts.items() for x in (f"--{name}", value)]
+        runs = [
+            subprocess.run(
+                [sys.executable, "-m", "memlane", *args], capture_output=True, text=True, env=env, timeout=300
+            )
+            for args in ([*flags, *command], [*command, *flags])
+        ]
+        before, after = runs
+        assert before.returncode == 0, before.stderr
+        assert (after.returncode, after.stdout, after.stderr) == (before.returncode, before.stdout, before.stderr)
+
+    ws = str(workspace)
+    both("install", "claude-code", "--dry-run", "--json", workspace=ws, agent="main", config=str(config))
+    both("get", "MEMORY.md", "--lines", "3", workspace=ws)
+    both("tools", "--style", "anthropic", agent="main")
+    # the option after the command is the one that counts, and a command's usage errors are unchanged
+    code, out, _ = main("-w", str(tmp_path / "nowhere"), "get", "MEMORY.md", "--lines", "1", "-w", ws)
+    assert code == 0 and out == "# Memory\n"
+    assert main("get", "--workspace")[0] == 2

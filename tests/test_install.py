@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomlkit
 
 from conftest import write
 from memlane.errors import MemlaneError
-from memlane.surface.install import Where, plan
+from memlane.files.outside import ChangedOnDisk
+from memlane.surface.install import Where, carry_out, load_json, plan
 
 WS_LOG = "# 2026-01-05\n## Retain\n- W @Kestrel: The kestrel importer reads CSV exports.\n"
 
@@ -439,3 +441,177 @@ def test_an_openclaw_json_install_made_goes_with_uninstall(tmp_path: Path, monke
     assert "memlane" in json.loads(path.read_text())["mcp"]["servers"]
     plan("openclaw", "user", w, action="uninstall").apply()
     assert not path.exists()  # a real OpenClaw 2026.9 read the `{}` this used to leave: nothing of memlane's stays
+
+
+# -- issue 40: never damage another program's files
+
+
+@pytest.mark.parametrize(
+    ("host", "scope"),
+    [("claude-code", "user"), ("claude-code", "project"), ("cursor", "user"), ("cursor", "project"),
+     ("claude-desktop", "user"), ("codex", "user"), ("openclaw", "user")],
+)  # fmt: skip
+def test_a_link_planted_at_a_temp_name_is_never_followed(tmp_path: Path, host: str, scope: str) -> None:
+    """A cloned repository (or anyone) plants ``..mcp.json.memlane-tmp -> ../.bashrc`` beside every file
+    install writes: install writes its files and leaves the link's target as it was."""
+    w = _where(tmp_path)
+    victim = w.home / ".bashrc"
+    write(w.home, ".bashrc", "export PATH=$HOME/bin:$PATH\n")
+    targets = [c.path for c in plan(host, scope, w).changes]
+    assert targets
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for name in (f".{path.name}.memlane-tmp", f".{path.name}.tmp"):
+            (path.parent / name).symlink_to(os.path.relpath(victim, path.parent))
+    plan(host, scope, w).apply()
+    assert victim.read_text() == "export PATH=$HOME/bin:$PATH\n"
+    for path in targets:
+        assert path.is_file() and not path.is_symlink() and "memlane" in path.read_text()
+
+
+CODEX_DOTTED = """mcp_servers.github.command = "gh-mcp"
+mcp_servers.github.args = ["serve"]
+model = "o3"
+approval_policy = "never"
+"""
+
+
+def test_codex_dotted_keys_stay_the_user_s_and_uninstall_removes_only_memlane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = _where(tmp_path)
+    toml = w.home / ".codex" / "config.toml"
+    write(toml.parent, toml.name, CODEX_DOTTED)
+    monkeypatch.setenv("CODEX_HOME", str(toml.parent))
+    plan("codex", "user", w).apply()
+    data = tomllib.loads(toml.read_text())
+    assert data["model"] == "o3" and data["approval_policy"] == "never"
+    assert data["mcp_servers"]["github"] == {"command": "gh-mcp", "args": ["serve"]}
+    assert set(data["mcp_servers"]["memlane"]) == {"command", "args"}  # nothing of the user's moved in
+    plan("codex", "user", w, "uninstall").apply()
+    assert toml.read_text() == CODEX_DOTTED
+
+
+def test_apply_refuses_a_file_the_host_saved_after_plan_read_it(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    claude = w.home / ".claude.json"
+    write(w.home, ".claude.json", json.dumps(CLAUDE_JSON))
+    pending = plan("claude-code", "user", w)
+    saved = {**CLAUDE_JSON, "numStartups": 42}  # Claude Code saves between plan() and apply()
+    claude.write_text(json.dumps(saved))
+    with pytest.raises(ChangedOnDisk, match="changed since memlane read it"):
+        pending.apply()
+    assert json.loads(claude.read_text()) == saved  # its save is kept
+    assert not (w.home / ".claude" / "settings.json").exists()  # nothing of the plan was written
+    assert not list(w.home.glob("*.memlane-*"))  # no backup, no temp file
+    # `memlane install` plans again on what the file holds now: both the save and memlane's entry stay
+    import memlane.surface.install as install_module
+
+    real_plan, calls = install_module.plan, []
+
+    def host_saves_once(*args: Any) -> Any:
+        out = real_plan(*args)
+        calls.append(1)
+        if len(calls) == 1:
+            claude.write_text(json.dumps({**saved, "numStartups": 43}))
+        return out
+
+    install_module.plan = host_saves_once  # type: ignore[assignment]
+    try:
+        carry_out("claude-code", "user", w)
+    finally:
+        install_module.plan = real_plan
+    final = json.loads(claude.read_text())
+    assert len(calls) == 2 and final["numStartups"] == 43 and "memlane" in final["mcpServers"]
+
+
+def test_odd_json_stays_json_and_leaves_nothing_behind(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    claude = home / ".claude.json"
+    digits = "9" * 5000  # past Python's int conversion limit
+    text = (
+        '{"big": 1e400, "precise": 0.10000000000000000000001, "zero": -0, "long": ' + digits + ", "
+        '"name": "\\ud800 half a pair", "emoji": "\\ud83d\\ude00", "mcpServers": {}}'
+    )
+    write(home, ".claude.json", text)
+    out = run_cli("--workspace", str(ws), "install", "claude-code", home=home, cwd=project)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    after = claude.read_text()
+    assert "Infinity" not in after and '"big": 1e400' in after and "0.10000000000000000000001" in after
+    assert '"zero": -0' in after and digits in after and "\\ud800 half a pair" in after
+    read = json.loads(after, parse_int=str)
+    assert read["emoji"] == "\U0001f600" and "memlane" in read["mcpServers"]
+    assert not [p for p in home.iterdir() if "memlane-tmp" in p.name]
+    undo = run_cli("--workspace", str(ws), "uninstall", "claude-code", home=home, cwd=project)
+    assert undo.returncode == 0, undo.stderr
+    back = claude.read_text()
+    assert "1e400" in back and "\\ud800" in back and "memlane" not in back
+
+
+def test_a_read_only_config_is_refused_with_one_line(setup: tuple[Path, Path, Path]) -> None:
+    home, project, ws = setup
+    claude = home / ".claude.json"
+    write(home, ".claude.json", json.dumps(CLAUDE_JSON))
+    claude.chmod(0o444)
+    out = run_cli("--workspace", str(ws), "install", "claude-code", home=home, cwd=project)
+    assert out.returncode == 1 and "read-only" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert json.loads(claude.read_text()) == CLAUDE_JSON and claude.stat().st_mode & 0o777 == 0o444
+    assert not (home / ".claude" / "settings.json").exists()  # refused before anything was written
+    assert not [p for p in home.iterdir() if "memlane-" in p.name]
+
+
+def test_a_crlf_codex_config_keeps_crlf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _where(tmp_path)
+    toml = w.home / ".codex" / "config.toml"
+    crlf = CODEX_TOML.replace("\n", "\r\n").encode()
+    toml.parent.mkdir(parents=True)
+    toml.write_bytes(crlf)
+    monkeypatch.setenv("CODEX_HOME", str(toml.parent))
+    plan("codex", "user", w).apply()
+    raw = toml.read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n") and b"[mcp_servers.memlane]\r\n" in raw
+    plan("codex", "user", w, "uninstall").apply()
+    assert toml.read_bytes() == crlf
+
+
+def test_the_round_trip_check_refuses_an_edit_that_changes_more_than_memlane_s_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard behind items 2 and 9: if the edit itself goes wrong (here: today's fixes undone), the file
+    that would be written is read back, found to differ from the old data plus memlane's entry, and refused."""
+    import memlane.surface.install as install_module
+
+    w = _where(tmp_path)
+    toml = w.home / ".codex" / "config.toml"
+    write(toml.parent, toml.name, CODEX_DOTTED)
+    monkeypatch.setenv("CODEX_HOME", str(toml.parent))
+
+    def header_among_the_keys(doc: Any, text: str, server: list[str], adding: bool, present: bool) -> str:
+        entry = tomlkit.table()
+        entry["command"], entry["args"] = server[0], server[1:]
+        doc["mcp_servers"]["memlane"] = entry  # what install did: the header lands after the first line
+        return tomlkit.dumps(doc)
+
+    monkeypatch.setattr(install_module, "_toml_edit", header_among_the_keys)
+    with pytest.raises(MemlaneError, match=r"cannot add \[mcp_servers.memlane\]"):
+        plan("codex", "user", w)
+    as_float = lambda data: json.dumps(data, default=lambda n: float(n.text)) + "\n"  # noqa: E731  # 1e400: Infinity
+    monkeypatch.setattr(install_module, "dump_json", as_float)
+    write(w.home, ".claude.json", '{"big": 1e400}')
+    with pytest.raises(MemlaneError, match="would not read back as the old one plus memlane's entry"):
+        plan("claude-code", "user", w)
+    assert toml.read_text() == CODEX_DOTTED and (w.home / ".claude.json").read_text() == '{"big": 1e400}'
+
+
+def test_deeply_nested_host_files_give_one_line_not_a_traceback(tmp_path: Path) -> None:
+    w = _where(tmp_path)
+    claude = w.home / ".claude.json"
+    text = '{"deep": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    write(w.home, ".claude.json", text)
+    with pytest.raises(MemlaneError, match="not valid JSON") as caught:
+        plan("claude-code", "user", w)
+    assert "\n" not in str(caught.value) and claude.read_text() == text
+    deep = '{"deep": ' + "[" * 900 + "]" * 900 + "}"  # deep, yet what today's code edits: still edited
+    claude.write_text(deep)
+    plan("claude-code", "user", w).apply()
+    assert load_json(claude.read_text())["deep"] == load_json(deep)["deep"]

@@ -22,7 +22,7 @@ from ..index.sync import EmbedPlan
 from ..memory import MAX_COUNT, Memory, open_memory
 from ..search.ranking import SearchResponse
 from .install import HOSTS as INSTALL_HOSTS
-from .install import Where, cursor_hooks_installed
+from .install import Where, carry_out, cursor_hooks_installed
 from .install import plan as plan_install
 from .tools import tool_definitions
 
@@ -48,7 +48,35 @@ def _memory(ctx: click.Context, **overrides: Any) -> Iterator[Memory]:
         _fail("interrupted; the index is as it was before this run")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_LATE = {"workspace": "workspace", "agent": "agent", "config_path": "config"}  # option -> ctx.obj key
+
+
+class _Memlane(click.Group):
+    """memlane's group: its own options (--workspace, --agent, --config) are taken after the command too
+    (``memlane install claude-code --workspace X``, as people type it), for every command. Each command
+    gets hidden copies that put the value where the group's would go; the later one wins."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(cmd, name)
+        taken = {flag for p in cmd.params for flag in (*p.opts, *p.secondary_opts)}
+        for param in self.params:
+            key = _LATE.get(param.name or "")
+            if key is None or not isinstance(param, click.Option) or taken & set(param.opts):
+                continue
+            cmd.params.append(
+                click.Option(param.opts, type=param.type, hidden=True, expose_value=False, callback=_store_as(key))
+            )
+
+
+def _store_as(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def store(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
+        if value is not None:
+            ctx.ensure_object(dict)[key] = value  # the group's ctx.obj: a command's context shares it
+
+    return store
+
+
+@click.group(cls=_Memlane, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--workspace",
     "-w",
@@ -758,9 +786,7 @@ def _install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: 
     config_path = Path(opts["config"]).expanduser().resolve() if opts["config"] else None
     where = Where(Path.home(), Path.cwd(), workspace, config_path, agent=opts["agent"])
     try:
-        plan = plan_install(host, scope, where, action)
-        if not dry_run:
-            plan.apply()
+        plan = plan_install(host, scope, where, action) if dry_run else carry_out(host, scope, where, action)
     except (MemlaneError, OSError) as exc:
         _fail(str(exc))
     if as_json:
