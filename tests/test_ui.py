@@ -342,3 +342,25 @@ def test_browser_confidence_chart(served: str, browser_page: Any) -> None:
     box = dots.last.bounding_box()
     assert box is not None and box["width"] > 0  # drawn, not just present
     assert "contradict" in dots.last.locator("title").text_content()
+
+
+def test_an_entity_shows_its_superseded_facts_and_what_superseded_them(demo: Path) -> None:
+    write(
+        demo,
+        "memory/2026-01-16.md",
+        "# 2026-01-16\n\n## Retain\n- W @Yuki: Yuki's team has 4 engineers (User, 09:00)\n",
+    )
+    write(
+        demo,
+        "memory/2026-01-18.md",
+        "# 2026-01-18\n\n## Retain\n- W @Yuki: Yuki's team now has 6 engineers (User, 10:00)\n",
+    )
+    with memlane.open(demo, provider="none") as mem:
+        mem.sync()
+        client = TestClient(create_app(mem), base_url=LOCAL)
+        yuki = client.get("/api/entity", params={"name": "Yuki"}).json()
+        assert [(u["source"], u["superseded_by"]["source"]) for u in yuki["updates"]] == [
+            ("memory/2026-01-16.md#L4", "memory/2026-01-18.md#L4")
+        ]
+        page = client.get("/entity", params={"name": "Yuki"}).text
+        assert "Superseded" in page and "superseded by Yuki&#39;s team now has 6 engineers" in page

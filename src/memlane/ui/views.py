@@ -102,6 +102,7 @@ def entity(mem: Memory, name: str) -> dict[str, Any]:
         f["href"] = file_href(f["source"])
     out["related"] = [{"name": n, "shared": c, "href": entity_href(n)} for n, c in out["related"][:30]]
     timeline = _timeline(mem, out["name"])
+    out["updates"] = timeline["updates"] if timeline is not None else []
     if timeline is not None and timeline["relations"]:
         out["timeline"] = [
             {**e, "href": file_href(e["source"]) if e.get("source") else None} for e in timeline["relations"]
