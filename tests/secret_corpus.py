@@ -590,6 +590,27 @@ PLAIN_LOOKALIKES = [
     "The 2FA setup took five minutes with the YubiKey.",
     "The TOTP window is thirty seconds wide.",
     "the secret recipe uses MORE BUTTER THAN FLOUR",
+    # shapes that a first version of issue 41's rules redacted in the real transcripts of the bench
+    "Please read /Users/alice/projects/take-home, it is my take-home project.",
+    "The session file is /Users/bob/.claude/projects/app/session.jsonl",
+    "- User roles / permission differentiation",
+    "- Critical user journeys / flows",
+    "- **User story/feature inventory**: discrete user actions",
+    "Pass `--number N+1` and `--short-name` to the script.",
+    "Pass --verbose to see the requests.",
+    "The login page / sign-up flow needs a redesign.",
+    "Account / billing settings moved to the sidebar.",
+    "Username: the same as your email address.",
+    "Cookie: the banner text needs a review.",
+    "sessionid is set by Django after login.",
+    "The session=None default means a new session.",
+    "The OTP secret is shown once as a QR code.",
+    "2FA: enable it in Settings > Security.",
+    "Mein Passwort für den Server ist im Tresor.",
+    "Le mot de passe est dans le coffre-fort.",
+    "La contraseña está en el gestor de contraseñas.",
+    "The token 'Bearer' is the scheme name.",
+    "The API key is in the vault under payments/stripe.",
 ]
 
 

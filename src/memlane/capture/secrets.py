@@ -311,7 +311,8 @@ _USER_PAIR = re.compile(
     r"|operator|support|superuser|sysadmin|manager|default):(?P<v>[^\s:/\"'`\[\],;()]{3,100})(?![:/\w])"
 )
 _LOGIN_PAIR = re.compile(
-    r"(?<![\w-])(?i:login|logon|sign[ -]?in|user(?:name)?|user id|account|creds|credentials)[ \t]{0,3}[:=]?[ \t]{0,3}"
+    r"(?<![\w-])(?i:login|logon|sign[ -]?in|user(?:name)?|user id|account|creds|credentials)(?![A-Za-z])"
+    r"[ \t]{0,3}[:=][ \t]{0,3}"
     r"[\w.@+-]{1,64}(?:[ \t]{0,3}[/|][ \t]{0,3}|:)(?P<v>[^\s\"'`\[\],;()]{3,200})"
 )
 # Cookies: every value of a Cookie or Set-Cookie header that looks random (its attributes and "theme=dark" stay),
@@ -396,6 +397,7 @@ _NOT_A_PASSWORD_WORDS = """
 _NOT_A_PASSWORD = frozenset(_NOT_A_PASSWORD_WORDS.split())
 # The same in the languages _FOREIGN reads: "das Passwort ist falsch", "le mot de passe est incorrect".
 _NOT_A_PASSWORD_FOREIGN_WORDS = """
+    dans sur chez sous les une des auf bei unter der die das ein eine los las una uma het een для в на
     falsch richtig korrekt abgelaufen erforderlich notwendig geändert vergessen ungültig gültig leer sicher
     unsicher zu nicht neu alt lang kurz stark schwach geheim gespeichert hier da incorrect correct expiré requis
     obligatoire oublié invalide valide vide trop pas nouveau faible fort sécurisé changé enregistré ici
@@ -807,6 +809,8 @@ def _password_value(m: re.Match[str]) -> bool:
         return False  # PWD=/home/alice: the shell's working directory
     if m["qv"] is not None and name not in ("pw", "pass"):
         return True
+    if name in ("pw", "pass") and bare.startswith("-"):
+        return False  # "Pass `--number N+1`": a command's flag
     if m["bare"] is not None or m["to"] is not None or m["sep"] == "->" or name in ("pw", "pass"):
         # "password hunter2", "set the password to hunter2", "pass: hunter2", but not "password manager",
         # "the password to the server", "password -> forgot -> email", "boarding pass: 14A",
