@@ -611,6 +611,28 @@ PLAIN_LOOKALIKES = [
     "La contraseña está en el gestor de contraseñas.",
     "The token 'Bearer' is the scheme name.",
     "The API key is in the vault under payments/stripe.",
+    # written after reading the rules, to find their edges
+    "admin:read and admin:write are the scopes we need.",
+    "Use user:email scope for the GitHub app.",
+    "Login: alice/bob/carol are the test accounts.",
+    "root:x:0:0:root:/root:/bin/bash",
+    "Cookie: _ga=GA1.2.1234567890.1234567890; theme=dark",
+    "set-cookie: lang=en-US; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT",
+    "the token 7 is the end-of-sequence token",
+    "the api key is: stored in 1Password",
+    "mysql -u root -p < schema.sql",
+    "mysql -u root -p -e 'show databases'",
+    "7z x archive.7z -o./out",
+    "ssh-keygen -t ed25519 -C alice@example.com",
+    "UserID: 12345 / Group: staff",
+    "The password policy: min 12 chars, 1 digit.",
+    "Das Passwort lautet wie immer.",
+    "La contraseña es la misma de siempre.",
+    "パスワードは同じです。",
+    "密码是什么？",
+    "The sha256 token of the file: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    'passphrase: see the vault entry "backup"',
+    "my password is the same as my email password",
 ]
 
 

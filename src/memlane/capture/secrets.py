@@ -313,13 +313,15 @@ _USER_PAIR = re.compile(
 _LOGIN_PAIR = re.compile(
     r"(?<![\w-])(?i:login|logon|sign[ -]?in|user(?:name)?|user id|account|creds|credentials)(?![A-Za-z])"
     r"[ \t]{0,3}[:=][ \t]{0,3}"
-    r"[\w.@+-]{1,64}(?:[ \t]{0,3}[/|][ \t]{0,3}|:)(?P<v>[^\s\"'`\[\],;()]{3,200})"
+    r"[\w.@+-]{1,64}(?P<between>[ \t]{0,3}[/|][ \t]{0,3}|:)(?P<v>[^\s\"'`\[\],;()]{3,200})"
 )
 # Cookies: every value of a Cookie or Set-Cookie header that looks random (its attributes and "theme=dark" stay),
 # and a session cookie's value wherever it is written ("sessionid=…", "curl -b 'PHPSESSID=…'").
 _COOKIE_HEADER = re.compile(r"(?<![\w-])(?i:set-cookie|cookie)[ \t]{0,3}:[ \t]{0,3}(?P<rest>[^\n]{1,4096})")
 _COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]{1,80})=(?P<v>[^\s;,\"'\[\]]{1,4096})")
 _COOKIE_ATTRIBUTES = frozenset(("path", "domain", "expires", "max-age", "samesite", "priority", "version"))
+# Cookies that count visits or hold a setting, not a session: "_ga=GA1.2.1234567890.1234567890".
+_COOKIE_NOT_SECRET = frozenset(("_ga", "_gid", "_gat", "_fbp", "_gcl_au", "theme", "lang", "locale", "consent", "tz"))
 _SESSION_COOKIE = re.compile(
     r"(?<![\w-])(?i:sessionid|session_id|session|sessid|sid|phpsessid|jsessionid|connect\.sid|[a-z]{1,20}_session"
     r"|_session_id|csrftoken|csrf_token|xsrf-token|_csrf|remember_token|remember_user_token|_gh_sess|user_session"
@@ -386,6 +388,7 @@ _MASKED = re.compile(  # what stands where a value would: "password: ****", "api
 )
 # Words that follow "password is" / "password:" without being one: "my password is stored in 1Password".
 _NOT_A_PASSWORD_WORDS = """
+    see ask check use look find get call contact refer read via per tbd todo unchanged later below above
     the a an my your our their his her its this that these those not no still also now just only always never
     usually probably definitely really actually literally exactly about like as same different stored saved kept
     written set changed reset expired wrong incorrect invalid valid correct right required needed missing empty
@@ -397,6 +400,7 @@ _NOT_A_PASSWORD_WORDS = """
 _NOT_A_PASSWORD = frozenset(_NOT_A_PASSWORD_WORDS.split())
 # The same in the languages _FOREIGN reads: "das Passwort ist falsch", "le mot de passe est incorrect".
 _NOT_A_PASSWORD_FOREIGN_WORDS = """
+    wie immer gleich dasselbe dieselbe comme même como igual mismo misma zelfde hetzelfde jak так
     dans sur chez sous les une des auf bei unter der die das ein eine los las una uma het een для в на
     falsch richtig korrekt abgelaufen erforderlich notwendig geändert vergessen ungültig gültig leer sicher
     unsicher zu nicht neu alt lang kurz stark schwach geheim gespeichert hier da incorrect correct expiré requis
@@ -606,12 +610,19 @@ def _pairs(text: str) -> Iterator[_Span]:
             yield _trimmed(m, "password")
     for m in _LOGIN_PAIR.finditer(text):
         bare = m["v"].rstrip(_TRAILING) or m["v"]
+        if m["between"] == "/" and "/" in bare:
+            continue  # "Login: alice/bob/carol": names in a list, or a path
         if _REFERENCE.match(bare) is None and not _MASKED.fullmatch(bare) and bare.casefold() not in _NOT_A_PASSWORD:
             yield _trimmed(m, "password")
 
 
 def _cookie_secret(name: str, value: str) -> bool:
-    if name.lower() in _COOKIE_ATTRIBUTES or len(value) < 8 or _REFERENCE.match(value) is not None:
+    if (
+        name.lower() in _COOKIE_ATTRIBUTES
+        or name.lower() in _COOKIE_NOT_SECRET
+        or len(value) < 8
+        or _REFERENCE.match(value) is not None
+    ):
         return False
     if value.isdigit():
         return len(value) >= 12
