@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import socket
 import string
 import subprocess
@@ -517,6 +518,13 @@ def test_hostile_input_stays_linear(hostile: Callable[[int], str]) -> None:
         assert full < 8 * quarter, (full, quarter)
 
 
+def _in(secret: str, text: str) -> bool:
+    """A PIN counts as a number of its own: the state's keyed tags are random hex, and may hold any 4 digits."""
+    if secret.isdigit():
+        return re.search(rf"(?<![0-9a-f]){secret}(?![0-9a-f])", text) is not None
+    return secret in text
+
+
 def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
     """The issue's measure: 50+ planted secrets in a transcript, captured as a host would; then every file
     capture wrote (logs, its state) is searched for each secret."""
@@ -534,6 +542,6 @@ def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
         written = [p for p in [*ws.rglob("*"), *mem.sessions_dir.rglob("*")] if p.is_file()]
     assert report.secrets_redacted == len(PLANTED) + 1 and report.facts_written >= 5
     text = "\n".join(p.read_text(errors="replace") for p in written)
-    leaked = [secret for _, secret, _ in PLANTED if secret in text]
+    leaked = [secret for _, secret, _ in PLANTED if _in(secret, text)]
     assert leaked == [] and PRIVATE not in text
     assert "[redacted: " in text and "staging bot" in text

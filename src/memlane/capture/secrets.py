@@ -7,17 +7,24 @@ and ``postgres://admin:…@db.example.com/orion`` keeps its user, host and datab
 
 Two detectors, because neither is enough alone, and a last net:
 
-1. **memlane's own patterns**, for what people paste into a chat: ``sk-``/``sk-proj-``/``sk-ant-`` keys,
-   ``AKIA``/``ASIA`` key ids and the value of ``aws_secret_access_key``, ``ghp_``/``gho_``/``ghu_``/``ghs_``/
-   ``ghr_``/``github_pat_``, ``glpat-``, ``xox[abprse]-``/``xapp-`` and Slack webhooks, ``sk_live_``/
-   ``rk_live_``/``sk_test_``, ``AIza…``, Hugging Face, npm and SendGrid tokens, JWTs, whole PEM private-key
-   blocks (over lines; one never closed is a secret to the end of the text), the password of a
-   URL (``scheme://user:`` to ``@host``), ``curl -u user:…``, ``Bearer <token>``, ``Authorization: Basic
-   …``, values of a name ending in password/passwd/pwd/pin/secret/token/api_key/…_key (``DB_PASSWORD=…``,
-   ``"password": "…"``, ``export API_KEY=…``, ``--password …``, ``<password>…</password>``), and "my password
-   (for the VPN) is …", "set the password to …" in plain words. detect-secrets' plugins were written for source
-   files: its keyword plugin wants quotes in an ad-hoc scan, so it misses ``password=hunter2`` and "my password
-   is hunter2", and it has no Anthropic, Google or Hugging Face shapes.
+1. **memlane's own patterns**, for what people paste into a chat: some 60 vendor key shapes by their prefix
+   (``sk-``/``sk-proj-``/``sk-ant-``, ``AKIA``/``ASIA`` and the value of ``aws_secret_access_key`` or "the AWS
+   secret key is …", ``ghp_``/``gho_``/``github_pat_``, ``glpat-``, ``xox?-``, ``sk_live_``, ``AIza``, ``hf_``,
+   ``npm_``, ``pypi-``, ``SG.``, ``sq0…-``, ``gsk_``, ``xai-``, ``pplx-``, ``r8_``, ``dop_v1_``, ``ntn_``,
+   ``lin_api_``, ``shpat_``, ``whsec_``, ``tskey-``, ``hvs.``, ``GOCSPX-``, ``ya29.`` and more), JWTs, whole
+   PEM private-key blocks (over lines; one never closed is a secret to the end of the text), the password of a
+   URL (``scheme://user:`` to ``@host``), ``curl -u user:…``, ``Bearer <token>``, ``Authorization: Basic …``,
+   values of a name ending in password/passwd/pwd/pin/secret/token/api_key/…_key (``DB_PASSWORD=…``,
+   ``"password": "…"``, ``export API_KEY=…``, ``--password …``, ``<password>…</password>``), "my password
+   (for the VPN) is …", "the password for staging = …", "set the password to …" in plain words, a passphrase
+   of plain words whole ("the wifi password is correct horse battery staple"), password words of 25 other
+   languages with their own verbs ("das Passwort ist …", "パスワードは…", "密码是…"), passwords on the
+   command lines of mysql, sshpass, docker/podman login, redis-cli, zip, 7z, ldapsearch, sqlcmd, openssl,
+   smbclient, ssh-keygen and others, "admin:… on the router" and "login: alice / …", cookie values (a
+   Cookie or Set-Cookie header's random-looking values, a session cookie's anywhere) and base32 OTP seeds
+   named on their line ("the OTP secret is JBSW…", "jbsw y3dp …" in groups). detect-secrets' plugins were
+   written for source files: its keyword plugin wants quotes in an ad-hoc scan, so it misses
+   ``password=hunter2`` and "my password is hunter2", and it has none of the newer vendors' shapes.
 2. **detect-secrets** (Yelp's maintained scanner), for what its maintainers keep adding: its vendor plugins
    (AWS, Azure storage, Artifactory, Cloudant, Discord, GitHub, GitLab, IBM, Mailchimp, npm, OpenAI, PyPI,
    SendGrid, Slack, SoftLayer, Square, Stripe, Telegram, Twilio, JWTs, private keys, basic-auth URLs) and its
@@ -29,7 +36,11 @@ Two detectors, because neither is enough alone, and a last net:
    calls ``logging.captureWarnings(True)``; ``warnings.showwarning`` is put back).
 3. **An announced key**: a run of 16 to 200 key characters that looks random (digits among mixed-case letters,
    not a word, an identifier, a path, a hash or a UUID) within 48 characters after key, token, secret,
-   password, credentials… on the same line: "here's the API key: …", "aws secret access key …".
+   password, credentials… (or those words in other languages) on the same line: "here's the API key: …",
+   "aws secret access key …". A hexadecimal run counts too when the word is token, API key, secret or
+   password and no word such as commit, sha, checksum, digest or id stands near it ("the token 3f2a…" goes;
+   "the key commit was 3f2a…" and "sha256 of the token file: …" stay): a hash names something public, a
+   hexadecimal credential is named one by its sentence.
 
 The own patterns run first; detect-secrets and the announced keys then look at what they left (detect-secrets'
 kind wins where both find the same span), so a secret two of them find is counted once, and spans that still
@@ -42,7 +53,10 @@ is dropped: ``redact(redact(t).text)`` finds nothing and changes nothing.
 **Linear.** Each own pattern starts with a literal or a keyword that the engine searches for (a fixed-width
 look-behind then checks the character before it) and has no nested quantifiers: its repetitions are of one
 character class, or bounded; a PEM block's end is searched for once; the announced-key rule looks back a bounded
-distance from each run.
+distance from each run. A command's pattern runs only when its name is in the text, and its flag must come
+within 160 characters of it; a passphrase is read at most 160 characters on; an OTP seed in groups is at most 41
+groups of four, and its naming word is looked for a bounded distance around it. The hostile inputs of
+tests/test_capture_secrets.py cost 4x at 4x their size.
 detect-secrets' regular expressions are not linear (its keyword patterns are quadratic in a line), so it is
 handed at most :data:`SCAN_CHARS` characters at a time (a longer line in overlapping windows), only windows
 that could hold what its plugins look for (a keyword and a quote, ``://…@``, ``PRIVATE KEY``, or a run of 16
