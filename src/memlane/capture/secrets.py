@@ -252,6 +252,12 @@ _PASSWORD = re.compile(
     r"|[ \t]{1,3}(?P<to>(?i:to))\b"
     r"|(?P<bare>[ \t]))" + _VALUE % (r"[^\s\"'`,;<\[\]]", 3)
 )
+# The ASCII spellings among them (any other is looked for when the text is not all ASCII).
+_FOREIGN_ASCII_WORDS = """
+    passwort kennwort passe contrase clave senha wachtwoord haslo parol losenord passord adgangskode kodeord
+    salasana jelszo heslo lozinka sifre sandi laluan khau
+"""
+_FOREIGN_ASCII = tuple(_FOREIGN_ASCII_WORDS.split())
 # Password words of other languages, with their own verbs ("das Passwort ist …", "le mot de passe est …",
 # "a senha é …", "パスワードは…", "密码是…", "비밀번호는 …", "пароль: …"), a "for …" clause in the language's own
 # words ("das Passwort für den Server ist …"). A CJK particle needs no space; the value stops at CJK text.
@@ -320,10 +326,15 @@ _COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
     )
 )
 # A user and password written as "admin:X on the router", "login: alice / X", "creds alice:X".
+_DEFAULT_USER_WORDS = """
+    admin administrator root pi ubuntu guest user postgres sa elastic oracle ftp demo operator support superuser
+    sysadmin manager default
+"""
+_DEFAULT_USERS = tuple(_DEFAULT_USER_WORDS.split())
 _USER_PAIR = re.compile(
-    r"(?<![\w./@:%-])(?i:admin|administrator|root|pi|ubuntu|guest|user|postgres|sa|elastic|oracle|ftp|demo"
-    r"|operator|support|superuser|sysadmin|manager|default):(?P<v>[^\s:/\"'`\[\],;()]{3,100})(?![:/\w])"
+    r"(?<![\w./@:%-])(?i:" + "|".join(_DEFAULT_USERS) + r"):(?P<v>[^\s:/\"'`\[\],;()]{3,100})(?![:/\w])"
 )
+_LOGIN_HINTS = ("login", "logon", "sign", "user", "account", "creds", "credentials")
 _LOGIN_PAIR = re.compile(
     r"(?<![\w-])(?i:login|logon|sign[ -]?in|user(?:name)?|user id|account|creds|credentials)(?![A-Za-z])"
     r"[ \t]{0,3}[:=][ \t]{0,3}"
@@ -332,6 +343,7 @@ _LOGIN_PAIR = re.compile(
 # Cookies: every value of a Cookie or Set-Cookie header that looks random (its attributes and "theme=dark" stay),
 # and a session cookie's value wherever it is written ("sessionid=…", "curl -b 'PHPSESSID=…'").
 _COOKIE_HEADER = re.compile(r"(?<![\w-])(?i:set-cookie|cookie)[ \t]{0,3}:[ \t]{0,3}(?P<rest>[^\n]{1,4096})")
+_SESSION_HINTS = ("sess", "sid=", "csrf", "xsrf", "remember_", "__secure-", "__host-", "wordpress_", "awsalb")
 _COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]{1,80})=(?P<v>[^\s;,\"'\[\]]{1,4096})")
 _COOKIE_ATTRIBUTES = frozenset(("path", "domain", "expires", "max-age", "samesite", "priority", "version"))
 # Cookies that count visits or hold a setting, not a session: "_ga=GA1.2.1234567890.1234567890".
@@ -356,6 +368,8 @@ _OTP_WORD = re.compile(
     r"(?i:otp|totp|hotp|2fa|mfa|two[- ]factor|2[- ]step|authenticator|authy|seed|setup[ -]key|secret|otpauth"
     r"|one[- ]time|recovery[ -]code|backup[ -]code)"
 )
+_OTP_HINT_WORDS = "otp 2fa mfa factor 2-step authenticator authy seed setup secret one-time recovery backup"
+_OTP_HINTS = (*_OTP_HINT_WORDS.split(), "2 step", "one time")
 _OTP_BEFORE, _OTP_AFTER = 80, 48  # characters from the seed where its word may be, on its line
 _VOWELS = frozenset("aeiouy")
 # Other secrets by a name that ends with the word: "API_KEY=…", "token: …", '"client_secret": "…"'.
@@ -543,18 +557,21 @@ def _own_spans(text: str) -> Iterator[_Span]:
             yield phrase
         elif _password_value(m):
             yield _trimmed(m, "password")
-    for m in _FOREIGN.finditer(text):
-        if _foreign_value(m):
-            yield _trimmed(m, "password")
+    low = text.lower()  # for the plain-substring checks that spare a rule its scan of text that cannot hold it
+    if not text.isascii() or any(word in low for word in _FOREIGN_ASCII):
+        for m in _FOREIGN.finditer(text):
+            if _foreign_value(m):
+                yield _trimmed(m, "password")
     for words, pattern in _COMMANDS:
         if not any(word in text for word in words):
             continue  # the command's name is searched for first: 15 patterns cost 15 scans only when named
         for m in pattern.finditer(text):
             if not _is_reference(m) and not _MASKED.fullmatch(_value(m)):
                 yield _trimmed(m, "password")
-    yield from _pairs(text)
-    yield from _cookies(text)
-    yield from _otp_seeds(text)
+    yield from _pairs(text, low)
+    yield from _cookies(text, low)
+    if any(word in low for word in _OTP_HINTS):
+        yield from _otp_seeds(text)
 
 
 def _uid_gid(m: re.Match[str]) -> bool:
@@ -618,10 +635,13 @@ def _pair_value(value: str) -> bool:
     return not (bare.isalpha() and bare.islower()) and _REFERENCE.match(bare) is None
 
 
-def _pairs(text: str) -> Iterator[_Span]:
-    for m in _USER_PAIR.finditer(text):
-        if _pair_value(m["v"]):
-            yield _trimmed(m, "password")
+def _pairs(text: str, low: str) -> Iterator[_Span]:
+    if any(user + ":" in low for user in _DEFAULT_USERS):
+        for m in _USER_PAIR.finditer(text):
+            if _pair_value(m["v"]):
+                yield _trimmed(m, "password")
+    if not any(word in low for word in _LOGIN_HINTS):
+        return
     for m in _LOGIN_PAIR.finditer(text):
         bare = m["v"].rstrip(_TRAILING) or m["v"]
         if m["between"] == "/" and "/" in bare:
@@ -643,11 +663,16 @@ def _cookie_secret(name: str, value: str) -> bool:
     return _looks_random(value) or (len(value) >= 20 and not value.isalpha())
 
 
-def _cookies(text: str) -> Iterator[_Span]:
-    for header in _COOKIE_HEADER.finditer(text):
-        for m in _COOKIE_PAIR.finditer(text, header.start("rest"), header.end("rest")):
-            if _cookie_secret(m["name"], m["v"]):
-                yield m.start("v"), m.end("v"), "cookie"
+def _cookies(text: str, low: str) -> Iterator[_Span]:
+    if "=" not in text:
+        return
+    if "cookie" in low:
+        for header in _COOKIE_HEADER.finditer(text):
+            for m in _COOKIE_PAIR.finditer(text, header.start("rest"), header.end("rest")):
+                if _cookie_secret(m["name"], m["v"]):
+                    yield m.start("v"), m.end("v"), "cookie"
+    if not any(word in low for word in _SESSION_HINTS):
+        return
     for m in _SESSION_COOKIE.finditer(text):
         if _cookie_secret("", m["v"]):
             yield _trimmed(m, "cookie")
