@@ -23,7 +23,7 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
-from memlane.capture import secrets
+from memlane.capture import secret_scan
 from memlane.capture.secrets import Redaction, redact
 
 _rng = random.Random(25)
@@ -450,8 +450,8 @@ def test_the_prefilter_never_hides_what_detect_secrets_finds() -> None:
     """Only windows that could hold a secret are handed to detect-secrets: none it would find something in."""
     for line in [s for s, _, _ in PLANTED] + BENIGN + [PEM]:
         for window in line.split("\n"):
-            if secrets._detected(window):
-                assert secrets._worth_scanning(window), window
+            if secret_scan.detected(window):
+                assert secret_scan.worth_scanning(window), window
 
 
 # Each hostile input at 1/k of its full size (k = 1: a megabyte or so).

@@ -26,14 +26,7 @@ Two detectors, because neither is enough alone, and a last net:
    written for source files: its keyword plugin wants quotes in an ad-hoc scan, so it misses
    ``password=hunter2`` and "my password is hunter2", and it has none of the newer vendors' shapes.
 2. **detect-secrets** (Yelp's maintained scanner), for what its maintainers keep adding: its vendor plugins
-   (AWS, Azure storage, Artifactory, Cloudant, Discord, GitHub, GitLab, IBM, Mailchimp, npm, OpenAI, PyPI,
-   SendGrid, Slack, SoftLayer, Square, Stripe, Telegram, Twilio, JWTs, private keys, basic-auth URLs) and its
-   keyword plugin (``contraseña = "…"``). Its high-entropy plugins (base64 4.5, hex 3.0) are left out: in an
-   ad-hoc scan they look at every bare word, and a git commit hash (hex entropy about 3.7) or a sha256 quoted
-   in prose passes their limits, so they would redact what a memory should keep. Its public-IP plugin is left
-   out too (an address is not a secret). It never verifies a secret over the network (its verification filter
-   is taken out of its settings before each scan), and importing it leaves Python's warnings alone (its logger
-   calls ``logging.captureWarnings(True)``; ``warnings.showwarning`` is put back).
+   and its keyword plugin, offline, a bounded amount per call (:mod:`memlane.capture.secret_scan`).
 3. **An announced key**: a run of 16 to 200 key characters that looks random (digits among mixed-case letters,
    not a word, an identifier, a path, a hash or a UUID) within 48 characters after key, token, secret,
    password, credentials… (or those words in other languages) on the same line: "here's the API key: …",
@@ -57,76 +50,17 @@ distance from each run. A command's pattern runs only when its name is in the te
 within 160 characters of it; a passphrase is read at most 160 characters on; an OTP seed in groups is at most 41
 groups of four, and its naming word is looked for a bounded distance around it. The hostile inputs of
 tests/test_capture_secrets.py cost 4x at 4x their size.
-detect-secrets' regular expressions are not linear (its keyword patterns are quadratic in a line), so it is
-handed at most :data:`SCAN_CHARS` characters at a time (a longer line in overlapping windows), only windows
-that could hold what its plugins look for (a keyword and a quote, ``://…@``, ``PRIVATE KEY``, or a run of 16
-key characters with a letter and a digit), and at most :data:`SCAN_BUDGET` of them per call (each window also
-costing :data:`SCAN_CALL_COST`, its fixed price). Past the budget only the own patterns and the announced-key
-rule run. A chat turn is far below it; a megabyte of minified JSON or base64 is not, and takes well under a
-second.
-
-detect-secrets' settings are process-global: they are checked, set and used only under a lock.
+detect-secrets' own regular expressions are not linear: :mod:`memlane.capture.secret_scan` bounds them.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import threading
-import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from detect_secrets.core.potential_secret import PotentialSecret
-
-SCAN_CHARS = 4096  # of a line handed to detect-secrets at once (a longer line goes in overlapping windows)
-SCAN_BUDGET = 131_072  # characters detect-secrets is handed per call, counting SCAN_CALL_COST per window
-SCAN_CALL_COST = 256  # what one detect-secrets call costs besides its characters (24 plugins, ~0.3 ms)
-_OVERLAP = 256  # between windows: a secret up to this long is always whole in one of them
-
-_PLUGINS = (
-    "AWSKeyDetector",
-    "ArtifactoryDetector",
-    "AzureStorageKeyDetector",
-    "BasicAuthDetector",
-    "CloudantDetector",
-    "DiscordBotTokenDetector",
-    "GitHubTokenDetector",
-    "GitLabTokenDetector",
-    "IbmCloudIamDetector",
-    "IbmCosHmacDetector",
-    "JwtTokenDetector",
-    "KeywordDetector",
-    "MailchimpDetector",
-    "NpmDetector",
-    "OpenAIDetector",
-    "PrivateKeyDetector",
-    "PypiTokenDetector",
-    "SendGridDetector",
-    "SlackDetector",
-    "SoftlayerDetector",
-    "SquareOAuthDetector",
-    "StripeDetector",
-    "TelegramBotTokenDetector",
-    "TwilioKeyDetector",
-)
-_PLUGIN_CONFIG: dict[str, dict[str, object]] = {name: {} for name in _PLUGINS}
-# With this filter in its settings detect-secrets calls the vendor's API to verify what it found.
-_VERIFY_FILTER = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
-_KINDS = {  # detect-secrets' secret types, as a placeholder names them (the rest: lower case, dashes)
-    "AWS Access Key": "aws-access-key",
-    "Basic Auth Credentials": "password",
-    "Secret Keyword": "secret",
-    "Private Key": "private-key",
-    "JSON Web Token": "jwt",
-    "OpenAI Token": "openai-key",
-    "Stripe Access Key": "stripe-key",
-    "NPM tokens": "npm-token",
-    "Twilio API Key": "twilio-key",
-    "Azure Storage Account access key": "azure-storage-key",
-}
+from .secret_scan import scanned
 
 
 @dataclass(frozen=True)
@@ -453,17 +387,8 @@ _PHRASE_STOP_WORDS = """
 _PHRASE_STOP = _NOT_A_PASSWORD | frozenset(_PHRASE_STOP_WORDS.split())
 _NOT_A_PASSWORD_ENDINGS = ("ed", "ing", "ly", "ive", "able", "ible", "ful", "less", "ous")
 _TRAILING = ".,;:!?)]}>\"'"
-
-# What a detect-secrets plugin could find in a window: a keyword with a quote (its keyword plugin, in an ad-hoc
-# scan, wants quotes), a URL with credentials, a private key header, or a run of key characters with a
-# letter and a digit (every vendor shape). The keywords are a superset of its keyword plugin's DENYLIST.
-_DS_KEYWORD = re.compile(r"(?i:key|pass|pwd|secret|contrase)")
-_DS_RUN = re.compile(r"[A-Za-z0-9_+/=.:-]{16,}")
 _DIGIT = re.compile(r"[0-9]")
 _LETTER = re.compile(r"[A-Za-z]")
-
-_lock = threading.Lock()
-_scan_line: Callable[[str], Iterable[PotentialSecret]] | None = None
 
 
 def redact(text: str) -> Redaction:
@@ -473,7 +398,7 @@ def redact(text: str) -> Redaction:
     masked = _masked(first)
     held = [(start, end) for start, end, _ in _placeholders(first)]
     # detect-secrets' findings before the announced runs: on the same span its vendor's kind is the better name.
-    found = _merged(span for span in (*_scanned(masked), *_announced(masked)) if not _touches(span, held))
+    found = _merged(span for span in (*scanned(masked), *_announced(masked)) if not _touches(span, held))
     if not own and not found:
         return Redaction(text, 0, ())
     final, _ = _replaced(first, found)
@@ -873,77 +798,3 @@ def _password_value(m: re.Match[str]) -> bool:
         return False
     # "the password is expired / rotated weekly / case-sensitive": a plain word with a word's ending.
     return not (word.replace("-", "").isalpha() and word.islower() and word.endswith(_NOT_A_PASSWORD_ENDINGS))
-
-
-def _scanned(text: str) -> Iterator[_Span]:
-    """What detect-secrets finds, line by line, as spans of ``text`` (placeholders already masked)."""
-    if not _worth_scanning(text):
-        return
-    budget = SCAN_BUDGET
-    start = 0
-    for line in text.split("\n"):
-        for offset in range(0, max(len(line) - _OVERLAP, 1), SCAN_CHARS - _OVERLAP):
-            window = line[offset : offset + SCAN_CHARS]
-            if not _worth_scanning(window):
-                continue
-            budget -= len(window) + SCAN_CALL_COST
-            if budget < 0:
-                return  # the rest is left to the own patterns, which have already seen it
-            for kind, value in _detected(window):
-                at = window.find(value)
-                while at >= 0:
-                    yield start + offset + at, start + offset + at + len(value), kind
-                    at = window.find(value, at + len(value))
-        start += len(line) + 1
-
-
-def _worth_scanning(window: str) -> bool:
-    if ('"' in window or "'" in window or "`" in window) and _DS_KEYWORD.search(window):
-        return True
-    if ("://" in window and "@" in window) or "PRIVATE KEY" in window:
-        return True
-    return any(_DIGIT.search(run[0]) and _LETTER.search(run[0]) for run in _DS_RUN.finditer(window))
-
-
-def _detected(window: str) -> list[tuple[str, str]]:
-    """(kind, value) of each secret detect-secrets finds in one window."""
-    with _lock:
-        scan = _configured()
-        found = [(s.type, s.secret_value) for s in scan(window)]
-    out: list[tuple[str, str]] = []
-    for secret_type, value in found:
-        if not isinstance(value, str) or len(value) < 6:
-            continue  # a plugin's partial match ("ghp" of a GitHub token): the own patterns have it
-        if any(c.isspace() for c in value):
-            continue  # its keyword plugin over prose: "`llm.apiKey`, `llm.model`" is not a key
-        name, eq, rest = value.partition("=")
-        if eq and rest and name.isidentifier():
-            value = rest  # "AccountKey=…": the name stays readable
-        out.append((_KINDS.get(secret_type) or secret_type.lower().replace(" ", "-"), value))
-    return out
-
-
-def _configured() -> Callable[[str], Iterable[PotentialSecret]]:
-    """detect-secrets' ``scan_line``, its global settings set to the plugins above (the caller holds the lock).
-
-    Checked on every call, not set once: anything in the process that resets detect-secrets' settings (its
-    ``transient_settings`` makes a new settings object on the way out) would otherwise leave it scanning with
-    no plugins, or with the verification filter that sends secrets to vendors' APIs.
-    """
-    global _scan_line
-    if _scan_line is None:
-        showwarning = warnings.showwarning
-        try:
-            from detect_secrets.core.scan import scan_line
-        finally:
-            warnings.showwarning = showwarning  # its logger calls logging.captureWarnings(True) on import
-        _scan_line = scan_line
-    from detect_secrets.settings import get_settings
-
-    settings = get_settings()
-    if settings.plugins != _PLUGIN_CONFIG:
-        settings.disable_plugins(*list(settings.plugins))
-        settings.configure_plugins([{"name": name, **config} for name, config in _PLUGIN_CONFIG.items()])
-    if _VERIFY_FILTER in settings.filters:
-        settings.disable_filters(_VERIFY_FILTER)
-    return _scan_line
