@@ -111,6 +111,7 @@ def test_a_version_1_state_keeps_working_and_is_rewritten_keyed(tmp_path: Path) 
         old = set(_state(mem)["sessions"][next(iter(_state(mem)["sessions"]))]["turns"])
         report = mem.capture_transcript(log, "jsonl")
         assert report.turns_seen_before == len(TURNS) and report.facts_written == 0 and report.digest_lines == 0
+        assert report.notes == []  # read again from its start, but it was not rewritten: nothing to say
         assert (mem.workspace / "memory" / "2026-05-01.md").read_text() == day
         data = _state(mem)
         assert data["version"] == 2
