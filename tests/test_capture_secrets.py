@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import socket
 import string
 import subprocess
@@ -22,7 +23,7 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
-from memlane.capture import secrets
+from memlane.capture import secret_scan
 from memlane.capture.secrets import Redaction, redact
 
 _rng = random.Random(25)
@@ -150,7 +151,7 @@ def _planted() -> list[tuple[str, str, str]]:
     # Keys announced in words, with no name=value or vendor shape around them
     add("The API key is {s} for the weather service.", _key(32), "api-key")
     add("My datadog api key is {s} by the way.", _key(32, HEX), "api-key")
-    add("The aws secret access key {s} is the old one.", _key(40, B64), "secret")
+    add("The aws secret access key {s} is the old one.", _key(40, B64), "aws-secret-key")
     add("Here are the credentials: {s} for the portal.", _key(24), "secret")
     add("Try key={s} in the query.", _key(32), "secret")
     add("The Slack app token is {s} for socket mode.", "xapp-1-" + _key(11, UPPER) + "-" + _key(40), "slack-token")
@@ -449,8 +450,8 @@ def test_the_prefilter_never_hides_what_detect_secrets_finds() -> None:
     """Only windows that could hold a secret are handed to detect-secrets: none it would find something in."""
     for line in [s for s, _, _ in PLANTED] + BENIGN + [PEM]:
         for window in line.split("\n"):
-            if secrets._detected(window):
-                assert secrets._worth_scanning(window), window
+            if secret_scan.detected(window):
+                assert secret_scan.worth_scanning(window), window
 
 
 # Each hostile input at 1/k of its full size (k = 1: a megabyte or so).
@@ -475,6 +476,25 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "half a million words": lambda k: "a " * (500_000 // k),
     "prose, a megabyte": lambda k: "hello world this is a sentence about tokens and keys\n" * (20_000 // k),
     "curl -u 300k times": lambda k: "-u " * (300_000 // k),
+    # issue 41's rules: commands, pairs, cookies, OTP seeds, passphrases, other languages
+    "mysql, a megabyte without its -p": lambda k: "mysql " + "x " * (500_000 // k),
+    "mysql -p 100k times": lambda k: "mysql -p" * (100_000 // k),
+    "sshpass 100k times": lambda k: "sshpass -p " * (100_000 // k),
+    "docker login 50k times": lambda k: "docker login -u a " * (50_000 // k),
+    "admin: 200k times": lambda k: "admin:" * (200_000 // k),
+    "login: a / 100k times": lambda k: "login: a / " * (100_000 // k),
+    "a Cookie header of a megabyte": lambda k: "Cookie: " + "a=b; " * (200_000 // k),
+    "Cookie: 100k times": lambda k: "Cookie:" * (100_000 // k),
+    "sessionid= 100k times": lambda k: "sessionid=" * (100_000 // k),
+    "base32 groups, a megabyte": lambda k: "the otp seed " + "ABCD " * (200_000 // k) + "ABCDE",
+    "base32 groups of words": lambda k: "the 2fa code " + "type " * (200_000 // k),
+    "a base32 run of a megabyte": lambda k: "totp " + "A2" * (500_000 // k),
+    "the password is word word …": lambda k: "the password is " + "word " * (200_000 // k),
+    "password is 100k times with words": lambda k: "password is horse battery " * (50_000 // k),
+    "das Passwort für 100k times": lambda k: "das Passwort für " * (100_000 // k),
+    "パスワードは 100k times": lambda k: "パスワードは" * (100_000 // k),
+    "token and hex, 50k times": lambda k: ("token " + "ab" * 20 + " ") * (50_000 // k),
+    "a for-clause never closed": lambda k: "the password for " + "x" * (500_000 // k),
 }
 # Under this, a megabyte was redacted too fast for any quadratic step to be hiding in it (a million squared is
 # 10^12); over it, the full size must cost about 4x a quarter of it (a quadratic step would cost 16x).
@@ -493,8 +513,16 @@ def test_hostile_input_stays_linear(hostile: Callable[[int], str]) -> None:
     redact(WARM_UP)  # detect-secrets is imported on first use
     full = _seconds(hostile(1))
     if full >= FAST_S:
+        full = min(full, _seconds(hostile(1)))  # a busy machine slows one run: the better of two, as for a quarter
         quarter = min(_seconds(hostile(4)) for _ in range(2))
         assert full < 8 * quarter, (full, quarter)
+
+
+def _in(secret: str, text: str) -> bool:
+    """A PIN counts as a number of its own: the state's keyed tags are random hex, and may hold any 4 digits."""
+    if secret.isdigit():
+        return re.search(rf"(?<![0-9a-f]){secret}(?![0-9a-f])", text) is not None
+    return secret in text
 
 
 def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
@@ -514,6 +542,6 @@ def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
         written = [p for p in [*ws.rglob("*"), *mem.sessions_dir.rglob("*")] if p.is_file()]
     assert report.secrets_redacted == len(PLANTED) + 1 and report.facts_written >= 5
     text = "\n".join(p.read_text(errors="replace") for p in written)
-    leaked = [secret for _, secret, _ in PLANTED if secret in text]
+    leaked = [secret for _, secret, _ in PLANTED if _in(secret, text)]
     assert leaked == [] and PRIVATE not in text
     assert "[redacted: " in text and "staging bot" in text

@@ -31,7 +31,7 @@ from .digest import Drafted, corrections, digest, draft_turns
 from .formats import FORMATS, detect_format, read_record
 from .secrets import redact
 from .section import SessionPart, merge
-from .state import HEAD_BYTES, CaptureState, FileMark, head_hash, turn_hash
+from .state import HEAD_BYTES, CaptureState, FileMark, turn_hash
 from .turns import ROLES, Turn
 
 DEFAULT_SESSION = "conversation"
@@ -193,7 +193,9 @@ class Capturer:
             with path.open("rb") as fh:
                 head = fh.read(HEAD_BYTES)
                 reset = (
-                    mark is None or size < mark.offset or head_hash(head[: min(mark.offset, HEAD_BYTES)]) != mark.head
+                    mark is None
+                    or size < mark.offset
+                    or self.state.head_hash(head[: min(mark.offset, HEAD_BYTES)]) != mark.head
                 )
                 start = 0 if reset or mark is None else mark.offset
                 fh.seek(start)
@@ -211,7 +213,7 @@ class Capturer:
         end = start + len(data)
         with path.open("rb") as fh:
             head = fh.read(min(end, HEAD_BYTES))
-        self.state.files[key] = FileMark(end, head_hash(head), session or path.stem, fmt)
+        self.state.files[key] = FileMark(end, self.state.head_hash(head), session or path.stem, fmt)
         report.seconds = time.perf_counter() - started
         return report
 

@@ -7,29 +7,33 @@ and ``postgres://admin:…@db.example.com/orion`` keeps its user, host and datab
 
 Two detectors, because neither is enough alone, and a last net:
 
-1. **memlane's own patterns**, for what people paste into a chat: ``sk-``/``sk-proj-``/``sk-ant-`` keys,
-   ``AKIA``/``ASIA`` key ids and the value of ``aws_secret_access_key``, ``ghp_``/``gho_``/``ghu_``/``ghs_``/
-   ``ghr_``/``github_pat_``, ``glpat-``, ``xox[abprse]-``/``xapp-`` and Slack webhooks, ``sk_live_``/
-   ``rk_live_``/``sk_test_``, ``AIza…``, Hugging Face, npm and SendGrid tokens, JWTs, whole PEM private-key
-   blocks (over lines; one never closed is a secret to the end of the text), the password of a
-   URL (``scheme://user:`` to ``@host``), ``curl -u user:…``, ``Bearer <token>``, ``Authorization: Basic
-   …``, values of a name ending in password/passwd/pwd/pin/secret/token/api_key/…_key (``DB_PASSWORD=…``,
-   ``"password": "…"``, ``export API_KEY=…``, ``--password …``, ``<password>…</password>``), and "my password
-   (for the VPN) is …", "set the password to …" in plain words. detect-secrets' plugins were written for source
-   files: its keyword plugin wants quotes in an ad-hoc scan, so it misses ``password=hunter2`` and "my password
-   is hunter2", and it has no Anthropic, Google or Hugging Face shapes.
+1. **memlane's own patterns**, for what people paste into a chat: some 60 vendor key shapes by their prefix
+   (``sk-``/``sk-proj-``/``sk-ant-``, ``AKIA``/``ASIA`` and the value of ``aws_secret_access_key`` or "the AWS
+   secret key is …", ``ghp_``/``gho_``/``github_pat_``, ``glpat-``, ``xox?-``, ``sk_live_``, ``AIza``, ``hf_``,
+   ``npm_``, ``pypi-``, ``SG.``, ``sq0…-``, ``gsk_``, ``xai-``, ``pplx-``, ``r8_``, ``dop_v1_``, ``ntn_``,
+   ``lin_api_``, ``shpat_``, ``whsec_``, ``tskey-``, ``hvs.``, ``GOCSPX-``, ``ya29.`` and more), JWTs, whole
+   PEM private-key blocks (over lines; one never closed is a secret to the end of the text), the password of a
+   URL (``scheme://user:`` to ``@host``), ``curl -u user:…``, ``Bearer <token>``, ``Authorization: Basic …``,
+   values of a name ending in password/passwd/pwd/pin/secret/token/api_key/…_key (``DB_PASSWORD=…``,
+   ``"password": "…"``, ``export API_KEY=…``, ``--password …``, ``<password>…</password>``), "my password
+   (for the VPN) is …", "the password for staging = …", "set the password to …" in plain words, a passphrase
+   of plain words whole ("the wifi password is correct horse battery staple"), password words of 25 other
+   languages with their own verbs ("das Passwort ist …", "パスワードは…", "密码是…"), passwords on the
+   command lines of mysql, sshpass, docker/podman login, redis-cli, zip, 7z, ldapsearch, sqlcmd, openssl,
+   smbclient, ssh-keygen and others, "admin:… on the router" and "login: alice / …", cookie values (a
+   Cookie or Set-Cookie header's random-looking values, a session cookie's anywhere) and base32 OTP seeds
+   named on their line ("the OTP secret is JBSW…", "jbsw y3dp …" in groups). detect-secrets' plugins were
+   written for source files: its keyword plugin wants quotes in an ad-hoc scan, so it misses
+   ``password=hunter2`` and "my password is hunter2", and it has none of the newer vendors' shapes.
 2. **detect-secrets** (Yelp's maintained scanner), for what its maintainers keep adding: its vendor plugins
-   (AWS, Azure storage, Artifactory, Cloudant, Discord, GitHub, GitLab, IBM, Mailchimp, npm, OpenAI, PyPI,
-   SendGrid, Slack, SoftLayer, Square, Stripe, Telegram, Twilio, JWTs, private keys, basic-auth URLs) and its
-   keyword plugin (``contraseña = "…"``). Its high-entropy plugins (base64 4.5, hex 3.0) are left out: in an
-   ad-hoc scan they look at every bare word, and a git commit hash (hex entropy about 3.7) or a sha256 quoted
-   in prose passes their limits, so they would redact what a memory should keep. Its public-IP plugin is left
-   out too (an address is not a secret). It never verifies a secret over the network (its verification filter
-   is taken out of its settings before each scan), and importing it leaves Python's warnings alone (its logger
-   calls ``logging.captureWarnings(True)``; ``warnings.showwarning`` is put back).
+   and its keyword plugin, offline, a bounded amount per call (:mod:`memlane.capture.secret_scan`).
 3. **An announced key**: a run of 16 to 200 key characters that looks random (digits among mixed-case letters,
    not a word, an identifier, a path, a hash or a UUID) within 48 characters after key, token, secret,
-   password, credentials… on the same line: "here's the API key: …", "aws secret access key …".
+   password, credentials… (or those words in other languages) on the same line: "here's the API key: …",
+   "aws secret access key …". A hexadecimal run counts too when the word is token, API key, secret or
+   password and no word such as commit, sha, checksum, digest or id stands near it ("the token 3f2a…" goes;
+   "the key commit was 3f2a…" and "sha256 of the token file: …" stay): a hash names something public, a
+   hexadecimal credential is named one by its sentence.
 
 The own patterns run first; detect-secrets and the announced keys then look at what they left (detect-secrets'
 kind wins where both find the same span), so a secret two of them find is counted once, and spans that still
@@ -42,77 +46,21 @@ is dropped: ``redact(redact(t).text)`` finds nothing and changes nothing.
 **Linear.** Each own pattern starts with a literal or a keyword that the engine searches for (a fixed-width
 look-behind then checks the character before it) and has no nested quantifiers: its repetitions are of one
 character class, or bounded; a PEM block's end is searched for once; the announced-key rule looks back a bounded
-distance from each run.
-detect-secrets' regular expressions are not linear (its keyword patterns are quadratic in a line), so it is
-handed at most :data:`SCAN_CHARS` characters at a time (a longer line in overlapping windows), only windows
-that could hold what its plugins look for (a keyword and a quote, ``://…@``, ``PRIVATE KEY``, or a run of 16
-key characters with a letter and a digit), and at most :data:`SCAN_BUDGET` of them per call (each window also
-costing :data:`SCAN_CALL_COST`, its fixed price). Past the budget only the own patterns and the announced-key
-rule run. A chat turn is far below it; a megabyte of minified JSON or base64 is not, and takes well under a
-second.
-
-detect-secrets' settings are process-global: they are checked, set and used only under a lock.
+distance from each run. A command's pattern runs only when its name is in the text, and its flag must come
+within 160 characters of it; a passphrase is read at most 160 characters on; an OTP seed in groups is at most 41
+groups of four, and its naming word is looked for a bounded distance around it. The hostile inputs of
+tests/test_capture_secrets.py cost 4x at 4x their size.
+detect-secrets' own regular expressions are not linear: :mod:`memlane.capture.secret_scan` bounds them.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import threading
-import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from detect_secrets.core.potential_secret import PotentialSecret
-
-SCAN_CHARS = 4096  # of a line handed to detect-secrets at once (a longer line goes in overlapping windows)
-SCAN_BUDGET = 131_072  # characters detect-secrets is handed per call, counting SCAN_CALL_COST per window
-SCAN_CALL_COST = 256  # what one detect-secrets call costs besides its characters (24 plugins, ~0.3 ms)
-_OVERLAP = 256  # between windows: a secret up to this long is always whole in one of them
-
-_PLUGINS = (
-    "AWSKeyDetector",
-    "ArtifactoryDetector",
-    "AzureStorageKeyDetector",
-    "BasicAuthDetector",
-    "CloudantDetector",
-    "DiscordBotTokenDetector",
-    "GitHubTokenDetector",
-    "GitLabTokenDetector",
-    "IbmCloudIamDetector",
-    "IbmCosHmacDetector",
-    "JwtTokenDetector",
-    "KeywordDetector",
-    "MailchimpDetector",
-    "NpmDetector",
-    "OpenAIDetector",
-    "PrivateKeyDetector",
-    "PypiTokenDetector",
-    "SendGridDetector",
-    "SlackDetector",
-    "SoftlayerDetector",
-    "SquareOAuthDetector",
-    "StripeDetector",
-    "TelegramBotTokenDetector",
-    "TwilioKeyDetector",
-)
-_PLUGIN_CONFIG: dict[str, dict[str, object]] = {name: {} for name in _PLUGINS}
-# With this filter in its settings detect-secrets calls the vendor's API to verify what it found.
-_VERIFY_FILTER = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
-_KINDS = {  # detect-secrets' secret types, as a placeholder names them (the rest: lower case, dashes)
-    "AWS Access Key": "aws-access-key",
-    "Basic Auth Credentials": "password",
-    "Secret Keyword": "secret",
-    "Private Key": "private-key",
-    "JSON Web Token": "jwt",
-    "OpenAI Token": "openai-key",
-    "Stripe Access Key": "stripe-key",
-    "NPM tokens": "npm-token",
-    "Twilio API Key": "twilio-key",
-    "Azure Storage Account access key": "azure-storage-key",
-}
+from .secret_scan import scanned
 
 
 @dataclass(frozen=True)
@@ -155,6 +103,51 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("npm-token", _after("npm_", 4, r"\w") + r"[A-Za-z0-9]{36,}"),
         ("sendgrid-key", _after(r"SG\.", 3, r"\w") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
         ("jwt", _after("eyJ", 3) + rf"{_KEY}{{8,}}\.eyJ{_KEY}{{8,}}\.{_KEY}{{8,}}"),
+        # Vendors whose keys have a prefix of their own (issue 41 found the first thirteen written whole).
+        ("groq-key", _after("gsk_", 4, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("xai-key", _after("xai-", 4) + r"[A-Za-z0-9]{20,}"),
+        ("perplexity-key", _after("pplx-", 5) + r"[A-Za-z0-9]{20,}"),
+        ("replicate-token", _after("r8_", 3, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("digitalocean-token", _after("do[opr]_v1_", 7, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("notion-token", _after("ntn_", 4, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("linear-key", _after("lin_api_", 8, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("linear-key", _after("lin_oauth_", 10, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("shopify-token", _after("shp(?:at|ca|pa|ss)_", 6, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("webhook-secret", _after("whsec_", 6, r"\w") + r"[A-Za-z0-9+/=]{20,}"),
+        ("tailscale-key", _after("tskey-", 6) + r"[A-Za-z0-9-]{20,}"),
+        ("vault-token", _after(r"hv[sbr]\.", 4, r"[\w.-]") + r"[A-Za-z0-9_-]{20,}"),
+        ("google-oauth-secret", _after("GOCSPX-", 7) + rf"{_KEY}{{20,}}"),
+        ("google-oauth-token", _after(r"ya29\.", 5, r"[\w.-]") + rf"{_KEY}{{20,}}"),
+        ("pypi-token", _after("pypi-AgE", 8) + rf"{_KEY}{{40,}}"),
+        ("square-oauth-secret", _after("sq0csp-", 7) + rf"{_KEY}{{20,}}"),
+        ("square-token", _after("sq0(?:atp|idp)-", 7) + rf"{_KEY}{{20,}}"),
+        ("gitlab-token", _after("gl(?:dt|rt|ft)-", 5) + rf"{_KEY}{{20,}}"),
+        ("gitlab-token", _after("glptt-", 6) + rf"{_KEY}{{20,}}"),
+        ("atlassian-token", _after("ATATT3", 6) + r"[A-Za-z0-9_=-]{40,}"),
+        ("doppler-token", _after(r"dp\.(?:pt|st|sa|ct)\.", 6, r"[\w.-]") + r"[A-Za-z0-9]{30,}"),
+        ("age-key", _after("AGE-SECRET-KEY-1", 16) + r"[0-9A-Z]{40,}"),
+        ("postman-key", _after("PMAK-", 5) + r"[A-Za-z0-9-]{40,}"),
+        ("grafana-token", _after("glsa_", 5, r"\w") + r"[A-Za-z0-9_]{30,}"),
+        ("grafana-token", _after("glc_", 4, r"\w") + r"[A-Za-z0-9+/=]{30,}"),
+        ("sentry-token", _after("sntry[su]_", 7, r"\w") + r"[A-Za-z0-9+/=_]{30,}"),
+        ("databricks-token", _after("dapi", 4, r"\w") + r"[a-f0-9]{32}(?:-[0-9])?"),
+        ("supabase-key", _after("sbp_", 4, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("supabase-key", _after("sb_secret_", 10, r"\w") + rf"{_KEY}{{20,}}"),
+        ("heroku-key", _after("HRKU-", 5) + rf"{_KEY}{{20,}}"),
+        ("figma-token", _after("figd_", 5, r"\w") + rf"{_KEY}{{20,}}"),
+        ("fireworks-key", _after("fw_", 3, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("langsmith-key", _after("lsv2_(?:pt|sk)_", 8, r"\w") + r"[A-Za-z0-9_]{20,}"),
+        ("pinecone-key", _after("pcsk_", 5, r"\w") + r"[A-Za-z0-9_]{20,}"),
+        ("netlify-token", _after("nfp_", 4, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("render-key", _after("rnd_", 4, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("buildkite-token", _after("bkua_", 5, r"\w") + r"[A-Za-z0-9]{20,}"),
+        ("circleci-token", _after("CCIPAT_", 7, r"\w") + rf"{_KEY}{{20,}}"),
+        ("flyio-token", _after("fo1_", 4, r"\w") + rf"{_KEY}{{20,}}"),
+        ("newrelic-key", _after("NRAK-", 5) + r"[A-Z0-9]{20,}"),
+        ("mailgun-key", _after("key-", 4) + r"[a-f0-9]{32}(?![A-Za-z0-9])"),
+        ("airtable-token", _after("pat", 3, r"\w") + r"[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+        ("mapbox-token", _after(r"sk\.eyJ", 5, r"[\w.-]") + rf"{_KEY}{{20,}}\.{_KEY}{{10,}}"),
+        ("aws-session-token", _after("(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)", 12, r"[\w/+]") + r"[A-Za-z0-9/+=]{40,}"),
     )
 )
 _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -163,7 +156,7 @@ _PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # Secrets in context: the named group ``v`` (or ``qv``, quoted) is the secret; the words around it stay.
 _URL_PASSWORD = re.compile(r"://[^\s:/@\[\]]{0,100}:(?P<v>[^\s/\[\]]{1,200})@")
 _CURL_USER = re.compile(
-    r"(?:" + _after("-u", 2) + "|" + _after("--user", 6) + r")[ \t]{1,3}[\"']?[^\s:\"'\[\]]{1,100}:"
+    r"(?:" + _after("-u", 2) + "|" + _after("--user", 6) + r")[ \t]{1,3}[\"']?(?P<u>[^\s:\"'\[\]]{1,100}):"
     r"(?P<v>[^\s\"'`\[\]]{1,200})"
 )
 _BEARER = re.compile(
@@ -174,7 +167,8 @@ _BASIC = re.compile(
     _after("(?i:authorization)", 13) + r"[ \t]{0,3}:[ \t]{0,3}(?i:basic)[ \t]{1,3}(?P<v>[A-Za-z0-9+/=]{8,})"
 )
 _AWS_SECRET = re.compile(
-    r"(?i:aws_?secret(?:_?access)?_?key)[\"'\]]{0,2}[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
+    r"(?i:aws[ _]?secret(?:[ _]?access)?[ _]?key)[\"'\]]{0,2}(?:[ \t]{0,3}[:=]|[ \t]{1,3}(?i:is|was)\b:?)?"
+    r"[ \t]{0,3}[\"']?"
     r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
 )
 # A value after a name and a separator: quoted (up to its quote), or bare (a run of the given characters; a
@@ -183,12 +177,135 @@ _VALUE = r"[ \t]{0,3}(?:(?P<q>[\"'`])(?P<qv>(?:[^\"'`\n\[\]\\]|\\[\"'`\\]){1,200
 # Passwords by a name that ends with the word: "DB_PASSWORD=x", "password: x", '"password": "x"', "the password
 # is x", "my password for the VPN was x", "--password x", "password x" (a bare value that looks random).
 _PASSWORD = re.compile(
-    r"(?P<name>(?i:password|passwd|passphrase|passcode|contrase(?:ñ|n)a|pwd|pin|pw|pass))(?![A-Za-z0-9_-])"
+    r"(?P<name>(?i:password|passwd|passphrase|pass[ -]phrase|passcode|contrase(?:ñ|n)a|pwd|pin(?:[ _-]?code)?|pw|pass"
+    r"|(?:door|gate|alarm|garage|unlock|access|security|entry|safe|locker|keypad)[ _-]?code))(?![A-Za-z0-9_-])"
     r"(?:[\"'\]]{0,2}[ \t]{0,3}(?P<sep>:=|=>|->|[:=>])"
-    r"|(?:[ \t]{1,3}(?i:for|to|of|on|at)\b[^:=\n]{1,40}?)?(?:[ \t]{1,3}(?P<is>(?i:is|was))\b:?|(?P<s>['’]s\b))"
+    r"|[ \t]{1,3}(?i:for|of|on|at)\b[^:=\n]{1,40}?[ \t]{0,3}(?P<fsep>:=|=>|[:=])"
+    r"|(?:[ \t]{1,3}(?i:for|to|of|on|at)\b[^:=\n]{1,40}?)?"
+    r"(?:[ \t]{1,3}(?P<is>(?i:is|was|ist|est|es|é|è|era|war|jest|är))\b:?|(?P<s>['’]s\b))"
     r"|[ \t]{1,3}(?P<to>(?i:to))\b"
     r"|(?P<bare>[ \t]))" + _VALUE % (r"[^\s\"'`,;<\[\]]", 3)
 )
+# The ASCII spellings among them (any other is looked for when the text is not all ASCII).
+_FOREIGN_ASCII_WORDS = """
+    passwort kennwort passe contrase clave senha wachtwoord haslo parol losenord passord adgangskode kodeord
+    salasana jelszo heslo lozinka sifre sandi laluan khau
+"""
+_FOREIGN_ASCII = tuple(_FOREIGN_ASCII_WORDS.split())
+# Password words of other languages, with their own verbs ("das Passwort ist …", "le mot de passe est …",
+# "a senha é …", "パスワードは…", "密码是…", "비밀번호는 …", "пароль: …"), a "for …" clause in the language's own
+# words ("das Passwort für den Server ist …"). A CJK particle needs no space; the value stops at CJK text.
+_FOREIGN = re.compile(
+    r"(?<![^\W\d_])(?P<name>(?i:passwort|kennwort|mot[ -]de[ -]passe|contrase(?:ñ|n)a|clave|senha|palavra-passe"
+    r"|wachtwoord|has(?:ł|l)o|parol(?:a|ă)|l(?:ö|o)senord|passord|adgangskode|kodeord|salasana|jelsz(?:ó|o)|heslo"
+    r"|lozinka|(?:ş|s)ifre|пароль|парола|κωδικός|סיסמה|كلمة (?:المرور|السر)|पासवर्ड|m(?:ậ|a)t kh(?:ẩ|a)u|รหัสผ่าน"
+    r"|kata sandi|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호))"
+    r"(?:[ \t]{1,3}(?i:für|fur|vom|von|de|del|da|do|dla|för|for|til|van|voor|для|от|di|per|pour|du)\b[^:=：\n]{1,40}?)?"
+    r"(?:[ \t]{0,3}(?P<sep>[:=：]|->|—|–)"
+    r"|[ \t]{1,3}(?P<is>(?i:ist|lautet|lautete|war|est|était|etait|es|era|é|is|was|jest|to|är|var|er|on|oli|je|e|è"
+    r"|это))\b[ \t]{0,3}:?"
+    r"|[ \t]{0,3}(?P<cjk>は|が|是|为|為|는|은|이|가)[ \t]{0,3}:?)"
+    r"[ \t]{0,3}(?:(?P<q>[\"'`«“„「])(?P<qv>[^\"'`»”“」\n\[\]]{1,200})"
+    r"|(?P<v>[A-Za-z0-9À-ÖØ-öø-ɏ!#$%&*+./:=?@^_|~-]{3,200}))"
+)
+# A password given to a command on its command line: "mysql -u root -pX", "sshpass -p 'X'", "docker login -p X",
+# "redis-cli -a X", "zip -P X", "7z a -pX", "ldapsearch -w X", "sqlcmd -P X", "openssl … -passin pass:X",
+# "smbclient -U alice%X", "ssh-keygen -N 'X'", "curl --oauth2-bearer X". The command word comes first and the
+# flag within the same command (no newline, pipe, ";" or "&" between), a bounded distance on.
+_CMD_VALUE = r"(?:(?P<q>[\"'])(?P<qv>[^\"'\n\[\]]{1,200})|(?P<v>[^\s\"'`\[\]]{1,200}))"
+_CMD_GAP = r"\b[^\n|;&]{0,160}?(?<![\w-])"
+_COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (tuple(words.split()), re.compile(pattern))
+    for words, pattern in (
+        ("sshpass", r"(?<![\w-])sshpass" + _CMD_GAP + r"-p[ \t]{0,3}" + _CMD_VALUE),
+        (
+            "login",
+            r"(?<![\w-])(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]{1,3}registry|az)[ \t]{1,3}login"
+            + _CMD_GAP
+            + r"(?:-p|--password)(?:[ \t]{1,3}|=)"
+            + _CMD_VALUE,
+        ),
+        (
+            "mysql mariadb",
+            r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mariadb|mariadb-dump)"
+            + _CMD_GAP
+            + r"-p(?=\S)"
+            + _CMD_VALUE,
+        ),
+        ("7z rar", r"(?<![\w-])(?:7z|7za|7zz|unrar|rar)" + _CMD_GAP + r"-p(?=[^\s-])" + _CMD_VALUE),
+        ("redis-cli", r"(?<![\w-])redis-cli" + _CMD_GAP + r"(?:-a|--pass)[ \t]{1,3}" + _CMD_VALUE),
+        ("zip", r"(?<![\w-])(?:zip|zipcloak)" + _CMD_GAP + r"(?:-P|--password)[ \t]{1,3}" + _CMD_VALUE),
+        ("ldap", r"(?<![\w-])ldap(?:search|modify|add|delete|passwd|whoami)" + _CMD_GAP + r"-w[ \t]{1,3}" + _CMD_VALUE),
+        (
+            "mongo",
+            r"(?<![\w-])(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)"
+            + _CMD_GAP
+            + r"-p[ \t]{1,3}"
+            + _CMD_VALUE,
+        ),
+        ("sqlcmd bcp osql", r"(?<![\w-])(?:sqlcmd|bcp|osql)" + _CMD_GAP + r"-P[ \t]{1,3}" + _CMD_VALUE),
+        ("ssh-keygen", r"(?<![\w-])ssh-keygen" + _CMD_GAP + r"-N[ \t]{1,3}" + _CMD_VALUE),
+        (
+            "rabbitmqctl",
+            r"(?<![\w-])rabbitmqctl[ \t]{1,3}(?:add_user|change_password)[ \t]{1,3}[^\s]{1,64}[ \t]{1,3}" + _CMD_VALUE,
+        ),
+        (
+            "htpasswd",
+            r"(?<![\w-])htpasswd[ \t]{1,3}-[A-Za-z]{0,3}b[A-Za-z]{0,3}(?:[ \t]{1,3}[^\s-][^\s]{0,200}){2}[ \t]{1,3}"
+            + _CMD_VALUE,
+        ),
+        ("-pass", r"(?<![\w-])-pass(?:in|out)?[ \t]{1,3}pass:" + _CMD_VALUE),
+        ("-U", r"(?<![\w-])-U[ \t]{0,3}[\"']?[\w.\\@-]{1,64}%" + _CMD_VALUE),
+        ("--oauth2-bearer", r"(?<![\w-])--oauth2-bearer[ \t]{1,3}" + _CMD_VALUE),
+    )
+)
+# A user and password written as "admin:X on the router", "login: alice / X", "creds alice:X".
+_DEFAULT_USER_WORDS = """
+    admin administrator root pi ubuntu guest user postgres sa elastic oracle ftp demo operator support superuser
+    sysadmin manager default
+"""
+_DEFAULT_USERS = tuple(_DEFAULT_USER_WORDS.split())
+_USER_PAIR = re.compile(
+    r"(?<![\w./@:%-])(?i:" + "|".join(_DEFAULT_USERS) + r"):(?P<v>[^\s:/\"'`\[\],;()]{3,100})(?![:/\w])"
+)
+_LOGIN_HINTS = ("login", "logon", "sign", "user", "account", "creds", "credentials")
+_LOGIN_PAIR = re.compile(
+    r"(?<![\w-])(?i:login|logon|sign[ -]?in|user(?:name)?|user id|account|creds|credentials)(?![A-Za-z])"
+    r"[ \t]{0,3}[:=][ \t]{0,3}"
+    r"[\w.@+-]{1,64}(?P<between>[ \t]{0,3}[/|][ \t]{0,3}|:)(?P<v>[^\s\"'`\[\],;()]{3,200})"
+)
+# Cookies: every value of a Cookie or Set-Cookie header that looks random (its attributes and "theme=dark" stay),
+# and a session cookie's value wherever it is written ("sessionid=…", "curl -b 'PHPSESSID=…'").
+_COOKIE_HEADER = re.compile(r"(?<![\w-])(?i:set-cookie|cookie)[ \t]{0,3}:[ \t]{0,3}(?P<rest>[^\n]{1,4096})")
+_SESSION_HINTS = ("sess", "sid=", "csrf", "xsrf", "remember_", "__secure-", "__host-", "wordpress_", "awsalb")
+_COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]{1,80})=(?P<v>[^\s;,\"'\[\]]{1,4096})")
+_COOKIE_ATTRIBUTES = frozenset(("path", "domain", "expires", "max-age", "samesite", "priority", "version"))
+# Cookies that count visits or hold a setting, not a session: "_ga=GA1.2.1234567890.1234567890".
+_COOKIE_NOT_SECRET = frozenset(("_ga", "_gid", "_gat", "_fbp", "_gcl_au", "theme", "lang", "locale", "consent", "tz"))
+_SESSION_COOKIE = re.compile(
+    r"(?<![\w-])(?i:sessionid|session_id|session|sessid|sid|phpsessid|jsessionid|connect\.sid|[a-z]{1,20}_session"
+    r"|_session_id|csrftoken|csrf_token|xsrf-token|_csrf|remember_token|remember_user_token|_gh_sess|user_session"
+    r"|__(?:secure|host)-[\w-]{1,40}|wordpress_logged_in_[0-9a-f]{32}|awsalb|awsalbcors)"
+    r"=(?P<v>[A-Za-z0-9%._~+/=:-]{8,4096})"
+)
+# A one-time-password seed (base32): a run of 16 or more, or groups of four, near a word that names one.
+_B32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{16,128}={0,6}(?![A-Za-z0-9=])")
+_B32_GROUPS = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ ][A-Za-z2-7]{4}){3,40}(?![A-Za-z0-9])")
+# Four-letter words that stand beside a seed written in groups ("type abcd efgh … into Authy"): trimmed off its ends.
+_BESIDE_SEED_WORDS = """
+    type into seed code totp hotp with from then this that your here also just have will when them they copy
+    keep save open only each once used uses need what were been some more than like make sure even next time
+    also and the key for use add set app qr
+"""
+_BESIDE_SEED = frozenset(_BESIDE_SEED_WORDS.split())
+_OTP_WORD = re.compile(
+    r"(?i:otp|totp|hotp|2fa|mfa|two[- ]factor|2[- ]step|authenticator|authy|seed|setup[ -]key|secret|otpauth"
+    r"|one[- ]time|recovery[ -]code|backup[ -]code)"
+)
+_OTP_HINT_WORDS = "otp 2fa mfa factor 2-step authenticator authy seed setup secret one-time recovery backup"
+_OTP_HINTS = (*_OTP_HINT_WORDS.split(), "2 step", "one time")
+_OTP_BEFORE, _OTP_AFTER = 80, 48  # characters from the seed where its word may be, on its line
+_VOWELS = frozenset("aeiouy")
 # Other secrets by a name that ends with the word: "API_KEY=…", "token: …", '"client_secret": "…"'.
 _NAMED = re.compile(
     r"(?P<name>(?i:(?:api|auth|service|account|db|database|priv|private|client|access|secret|signing|encryption"
@@ -206,8 +323,20 @@ _REFERENCE = re.compile(
 # X; aws secret access key X). The run must look random (see _random_run).
 _SECRET_WORD = re.compile(
     r"(?<![A-Za-z])(?i:api[ _-]?keys?|keys?|tokens?|secrets?|passwords?|passwd|passcode|passphrase|pw|pass"
-    r"|credentials?|creds)(?![A-Za-z])"
+    r"|credentials?|creds|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe|has(?:ł|l)o|пароль"
+    r"|パスワード|密码|비밀번호|schlüssel|clé|clave|chave|sleutel|klucz|ключ|токен|トークン|キー|密钥|令牌|토큰|키)"
+    r"(?![A-Za-z])"
 )
+_PASSWORD_WORD = re.compile(
+    r"pass|pw|passwort|kennwort|wachtwoord|senha|contrase|mot de passe|has|пароль|パスワード|密码|비밀번호"
+)
+# Words that make a hexadecimal run a hash or an identifier, not a credential (see _hex_secret).
+_HASH_WORD = re.compile(
+    r"(?<![A-Za-z])(?i:commit|sha\d*|hash|checksum|digest|md5|revision|rev|blob|tree|object|fingerprint|etag|ids?"
+    r"|uuid|build|version|color|colour|merge|cherry-pick|revert|hex|hmac|nonce|salt|iv|trace|span|request)(?![A-Za-z])"
+)
+_COPULA = re.compile(r"[ \t]{0,3}(?:(?i:is|was)\b)?[ \t]{0,3}[:=]?[ \t]{0,3}")
+_PHRASE_WORD = re.compile(r"[^\W_]{2,24}")
 _RUN = re.compile(r"(?<![A-Za-z0-9_+/.-])[A-Za-z0-9_+/-]{16,}={0,3}")  # "=" only as base64's padding
 _NEAR = 48  # characters after the word where such a run may start
 _WORDY = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}")
@@ -221,6 +350,7 @@ _MASKED = re.compile(  # what stands where a value would: "password: ****", "api
 )
 # Words that follow "password is" / "password:" without being one: "my password is stored in 1Password".
 _NOT_A_PASSWORD_WORDS = """
+    see ask check use look find get call contact refer read via per tbd todo unchanged later below above
     the a an my your our their his her its this that these those not no still also now just only always never
     usually probably definitely really actually literally exactly about like as same different stored saved kept
     written set changed reset expired wrong incorrect invalid valid correct right required needed missing empty
@@ -230,19 +360,35 @@ _NOT_A_PASSWORD_WORDS = """
     visible one none null optional mandatory same-as
 """
 _NOT_A_PASSWORD = frozenset(_NOT_A_PASSWORD_WORDS.split())
+# The same in the languages _FOREIGN reads: "das Passwort ist falsch", "le mot de passe est incorrect".
+_NOT_A_PASSWORD_FOREIGN_WORDS = """
+    wie immer gleich dasselbe dieselbe comme même como igual mismo misma zelfde hetzelfde jak так
+    dans sur chez sous les une des auf bei unter der die das ein eine los las una uma het een для в на
+    falsch richtig korrekt abgelaufen erforderlich notwendig geändert vergessen ungültig gültig leer sicher
+    unsicher zu nicht neu alt lang kurz stark schwach geheim gespeichert hier da incorrect correct expiré requis
+    obligatoire oublié invalide valide vide trop pas nouveau faible fort sécurisé changé enregistré ici
+    incorrecta correcta incorrecto correcto obligatoria caducada inválida válida vacía demasiado nueva segura
+    débil fuerte olvidada importante secreta necesaria incorreta correta obrigatória expirada inválida vazia
+    muito nova fraca forte esquecida errada onjuist fout juist verplicht verlopen ongeldig leeg te nieuw zwak
+    sterk vergeten błędne nieprawidłowe poprawne wymagane wygasło nieważne puste zbyt nowe słabe silne неверный
+    неправильный верный правильный обязателен истёк пустой слишком новый слабый надёжный errata corretta
+    obbligatoria scaduta sbagliata vuota troppo nuova debole sicura fel rätt obligatoriskt tomt för nytt svagt
+    starkt feil riktig
+"""
+_NOT_A_PASSWORD_FOREIGN = frozenset(_NOT_A_PASSWORD_FOREIGN_WORDS.split())
+# Words a passphrase is not made of: after its first word, one of these ends it ("… is blue fish and …").
+_PHRASE_STOP_WORDS = """
+    and or but so because if then than is are was were be been it you we they he she i me him them us will would
+    can could should must may might do does did has have had not no yes all any some every each both more most
+    less enough again today tomorrow yesterday please thanks thank ok which who whom whose since until while
+    after before during also too very super quite pretty rather sent shared emailed texted given told written
+    printed case sensitive
+"""
+_PHRASE_STOP = _NOT_A_PASSWORD | frozenset(_PHRASE_STOP_WORDS.split())
 _NOT_A_PASSWORD_ENDINGS = ("ed", "ing", "ly", "ive", "able", "ible", "ful", "less", "ous")
 _TRAILING = ".,;:!?)]}>\"'"
-
-# What a detect-secrets plugin could find in a window: a keyword with a quote (its keyword plugin, in an ad-hoc
-# scan, wants quotes), a URL with credentials, a private key header, or a run of key characters with a
-# letter and a digit (every vendor shape). The keywords are a superset of its keyword plugin's DENYLIST.
-_DS_KEYWORD = re.compile(r"(?i:key|pass|pwd|secret|contrase)")
-_DS_RUN = re.compile(r"[A-Za-z0-9_+/=.:-]{16,}")
 _DIGIT = re.compile(r"[0-9]")
 _LETTER = re.compile(r"[A-Za-z]")
-
-_lock = threading.Lock()
-_scan_line: Callable[[str], Iterable[PotentialSecret]] | None = None
 
 
 def redact(text: str) -> Redaction:
@@ -252,7 +398,7 @@ def redact(text: str) -> Redaction:
     masked = _masked(first)
     held = [(start, end) for start, end, _ in _placeholders(first)]
     # detect-secrets' findings before the announced runs: on the same span its vendor's kind is the better name.
-    found = _merged(span for span in (*_scanned(masked), *_announced(masked)) if not _touches(span, held))
+    found = _merged(span for span in (*scanned(masked), *_announced(masked)) if not _touches(span, held))
     if not own and not found:
         return Redaction(text, 0, ())
     final, _ = _replaced(first, found)
@@ -318,7 +464,7 @@ def _own_spans(text: str) -> Iterator[_Span]:
     for m in _URL_PASSWORD.finditer(text):
         yield m.start("v"), m.end("v"), "password"  # up to its last "@": nothing to trim
     for m in _CURL_USER.finditer(text):
-        if not _is_reference(m):
+        if not _is_reference(m) and not _uid_gid(m):
             yield _trimmed(m, "password")
     for m in _BEARER.finditer(text):  # "Bearer eyJ…", "token 9f8e…" (GitHub's scheme), not "token internationalization"
         if _looks_random(m["v"]) if m["bearer"] is not None else _random_run(m["v"].rstrip(_TRAILING)):
@@ -331,8 +477,172 @@ def _own_spans(text: str) -> Iterator[_Span]:
         if _named_value(m):
             yield _trimmed(m, _named_kind(m["name"]))
     for m in _PASSWORD.finditer(text):
-        if _password_value(m):
+        phrase = _phrase(m)
+        if phrase is not None:
+            yield phrase
+        elif _password_value(m):
             yield _trimmed(m, "password")
+    low = text.lower()  # for the plain-substring checks that spare a rule its scan of text that cannot hold it
+    if not text.isascii() or any(word in low for word in _FOREIGN_ASCII):
+        for m in _FOREIGN.finditer(text):
+            if _foreign_value(m):
+                yield _trimmed(m, "password")
+    for words, pattern in _COMMANDS:
+        if not any(word in text for word in words):
+            continue  # the command's name is searched for first: 15 patterns cost 15 scans only when named
+        for m in pattern.finditer(text):
+            if not _is_reference(m) and not _MASKED.fullmatch(_value(m)):
+                yield _trimmed(m, "password")
+    yield from _pairs(text, low)
+    yield from _cookies(text, low)
+    if any(word in low for word in _OTP_HINTS):
+        yield from _otp_seeds(text)
+
+
+def _uid_gid(m: re.Match[str]) -> bool:
+    """``--user 1000:1000``, ``--user app:app``: a container's user and group, not a login."""
+    value = _value(m).rstrip(_TRAILING)
+    return value == m["u"] or (value.isdigit() and len(value) <= 6 and m["u"].isdigit())
+
+
+def _phrase(m: re.Match[str]) -> _Span | None:
+    """A password that is a phrase of plain words, whole: "the wifi password is correct horse battery staple",
+    "my passphrase is purple monkey dishwasher". Its words run to the clause's end or to the first word a
+    phrase is not made of ("my password is blue fish and …" keeps "and …"). Two words are a phrase when the
+    first is not such a word; three or more always, but when the first is one ("correct") only up to the
+    clause's end ("the password is correct now" is a sentence)."""
+    sep = m["sep"] or m["fsep"]
+    if _quoted(m) or m["v"] is None or (sep is not None and sep != ":") or m["to"] is not None or m["bare"]:
+        return None
+    name = m["name"].lower().replace(" ", "")
+    if name not in ("password", "passwd", "passphrase") or _is_reference(m):
+        return None
+    text, start = m.string, m.start("v")
+    words: list[re.Match[str]] = []
+    for w in _PHRASE_WORD.finditer(text, start, min(len(text), start + 160)):
+        if (words and text[words[-1].end() : w.start()] != " ") or not w[0].isalpha():
+            break
+        if words and w[0].casefold() in _PHRASE_STOP:
+            break
+        words.append(w)
+    if len(words) < 2 or words[0].start() != start or words[0][0] != (m["v"].rstrip(_TRAILING) or m["v"]):
+        return None  # the value's first word is the whole of its first token: "hunter2 and…" is no phrase
+    plain_first = words[0][0].casefold() in _PHRASE_STOP
+    if plain_first:
+        rest = text[words[-1].end() : words[-1].end() + 2].lstrip(" ")
+        if len(words) < 3 or (rest and rest[0] not in _TRAILING and rest[0] != "\n"):
+            return None
+    elif len(words) == 2 and name != "passphrase" and words[1][0].casefold() in _PHRASE_STOP:
+        return None
+    return start, words[-1].end(), "password"
+
+
+def _foreign_value(m: re.Match[str]) -> bool:
+    value = _value(m)
+    bare = value.rstrip(_TRAILING) or value
+    if _is_reference(m) or _MASKED.fullmatch(bare) or not any(c.isalnum() for c in value):
+        return False
+    if m["sep"] == "=" or _quoted(m):
+        return True
+    if bare.casefold() in _NOT_A_PASSWORD_FOREIGN or bare.casefold() in _NOT_A_PASSWORD:
+        return False
+    # "la clave es importante": clave is also "the key (point)"; only a value that looks like one counts
+    return not m["name"].lower().startswith("clave") or not bare.isalpha()
+
+
+def _pair_value(value: str) -> bool:
+    """The password half of "admin:X": not a plain word ("chown root:root", "user:group"), a mask or a port."""
+    bare = value.rstrip(_TRAILING) or value
+    if len(bare) < 3 or _MASKED.fullmatch(bare) or bare.casefold() in _NOT_A_PASSWORD:
+        return False
+    if bare.isdigit():
+        return 4 <= len(bare) <= 12 and not (len(bare) in (4, 5) and bare.startswith(("80", "44", "30", "50")))
+    return not (bare.isalpha() and bare.islower()) and _REFERENCE.match(bare) is None
+
+
+def _pairs(text: str, low: str) -> Iterator[_Span]:
+    if any(user + ":" in low for user in _DEFAULT_USERS):
+        for m in _USER_PAIR.finditer(text):
+            if _pair_value(m["v"]):
+                yield _trimmed(m, "password")
+    if not any(word in low for word in _LOGIN_HINTS):
+        return
+    for m in _LOGIN_PAIR.finditer(text):
+        bare = m["v"].rstrip(_TRAILING) or m["v"]
+        if m["between"] == "/" and "/" in bare:
+            continue  # "Login: alice/bob/carol": names in a list, or a path
+        if _REFERENCE.match(bare) is None and not _MASKED.fullmatch(bare) and bare.casefold() not in _NOT_A_PASSWORD:
+            yield _trimmed(m, "password")
+
+
+def _cookie_secret(name: str, value: str) -> bool:
+    if (
+        name.lower() in _COOKIE_ATTRIBUTES
+        or name.lower() in _COOKIE_NOT_SECRET
+        or len(value) < 8
+        or _REFERENCE.match(value) is not None
+    ):
+        return False
+    if value.isdigit():
+        return len(value) >= 12
+    return _looks_random(value) or (len(value) >= 20 and not value.isalpha())
+
+
+def _cookies(text: str, low: str) -> Iterator[_Span]:
+    if "=" not in text:
+        return
+    if "cookie" in low:
+        for header in _COOKIE_HEADER.finditer(text):
+            for m in _COOKIE_PAIR.finditer(text, header.start("rest"), header.end("rest")):
+                if _cookie_secret(m["name"], m["v"]):
+                    yield m.start("v"), m.end("v"), "cookie"
+    if not any(word in low for word in _SESSION_HINTS):
+        return
+    for m in _SESSION_COOKIE.finditer(text):
+        if _cookie_secret("", m["v"]):
+            yield _trimmed(m, "cookie")
+
+
+def _otp_seeds(text: str) -> Iterator[_Span]:
+    """Base32 one-time-password seeds ("JBSWY3DPEHPK3PXP", "jbsw y3dp ehpk 3pxp") named on their line."""
+    for m in _B32_RUN.finditer(text):
+        if _seed_like(m[0].rstrip("="), [m[0]]) and _otp_named(text, m.start(), m.end()):
+            yield m.start(), m.end(), "otp-seed"
+    for m in _B32_GROUPS.finditer(text):
+        groups = m[0].split(" ")
+        first, last = 0, len(groups)
+        while first < last and groups[first].lower() in _BESIDE_SEED:
+            first += 1
+        while last > first and groups[last - 1].lower() in _BESIDE_SEED:
+            last -= 1
+        if last - first < 4:
+            continue
+        # the seed's case, from its middle: trim what differs (a group of digits fits either)
+        upper = "".join(groups[first:last]).upper() == "".join(groups[first:last])
+        upper = groups[(first + last) // 2].isupper() or (upper and not groups[(first + last) // 2].islower())
+        while first < last and groups[first].isupper() != upper and groups[first].islower() == upper:
+            first += 1
+        while last > first and groups[last - 1].isupper() != upper and groups[last - 1].islower() == upper:
+            last -= 1
+        start, end = m.start() + 5 * first, m.start() + 5 * last - 1
+        seed = groups[first:last]
+        if len(seed) >= 4 and _seed_like("".join(seed), seed) and _otp_named(text, start, end):
+            yield start, end, "otp-seed"
+
+
+def _seed_like(seed: str, groups: list[str]) -> bool:
+    if not (seed.isupper() or seed.islower()):
+        return False  # base32 is written in one case
+    if _DIGIT.search(seed):
+        return True
+    # an upper-case run of 16 is no word; lower-case groups are random when some have no vowel
+    return seed.isupper() or (len(groups) >= 4 and not all(_VOWELS & set(g) for g in groups))
+
+
+def _otp_named(text: str, start: int, end: int) -> bool:
+    lo = max(start - _OTP_BEFORE, text.rfind("\n", 0, start) + 1)
+    hi = text.find("\n", end, end + _OTP_AFTER)
+    return _OTP_WORD.search(text, lo, end + _OTP_AFTER if hi < 0 else hi) is not None
 
 
 def _announced(text: str) -> Iterator[_Span]:
@@ -344,11 +654,25 @@ def _announced(text: str) -> Iterator[_Span]:
         word = None
         for m in _SECRET_WORD.finditer(text, lo, start):
             if m.end() >= start - _NEAR:
-                word = m[0].lower()  # the nearest one names the kind
-        if word is None or not _random_run(run[0]):
+                word = m  # the nearest one names the kind
+        if word is None or not (_random_run(run[0]) or _hex_secret(text, run, word, lo)):
             continue
-        kind = "password" if word.startswith(("pass", "pw")) else "token" if word.startswith("token") else "secret"
-        yield start, run.end(), "api-key" if word.startswith("api") else kind
+        name = word[0].lower()
+        kind = "password" if _PASSWORD_WORD.match(name) else "token" if name.startswith("token") else "secret"
+        yield start, run.end(), "api-key" if name.startswith("api") else kind
+
+
+def _hex_secret(text: str, run: re.Match[str], word: re.Match[str], lo: int) -> bool:
+    """A hexadecimal run announced as a credential ("token 3f2a…", "the API key is: 9c1d…"), not a hash: no word
+    such as commit, sha, checksum or id near it, and after "key" alone only "is", ":" or "=" between."""
+    if not (16 <= len(run[0]) <= 128) or not _HEXY.fullmatch(run[0]) or "-" in run[0]:
+        return False
+    between = text[word.end() : run.start()]
+    if _HASH_WORD.search(text, max(lo, word.start() - 24), run.start()):
+        return False
+    if word[0].lower() in ("key", "keys"):
+        return _COPULA.fullmatch(between) is not None
+    return True
 
 
 def _pem_blocks(text: str) -> Iterator[_Span]:
@@ -454,95 +778,23 @@ def _password_value(m: re.Match[str]) -> bool:
         return False  # a reference, a mask, or punctuation ('password:",' at the end of a string in code)
     if name in ("pin", "pwd", "pw", "pass") and m.string[m.start() - 1 : m.start()].isalnum():
         return False  # "spin", "cmdpwd", "bypass": only a name's own word ("PIN", "SIM_PIN", "DB_PWD") counts
-    if name == "pin" and not _DIGIT.search(bare):
-        return False  # "the pin is loose"
-    if name == "pwd" and bare[:1] in "/~.":
+    if (name.startswith("pin") or (name.endswith("code") and name != "passcode")) and not _DIGIT.search(bare):
+        return False  # "the pin is loose", "the door code is on the fridge"
+    if name == "pwd" and (bare in ("~", ".", "..") or bare.startswith(("/", "~/", "./", "../"))):
         return False  # PWD=/home/alice: the shell's working directory
     if m["qv"] is not None and name not in ("pw", "pass"):
         return True
+    if name in ("pw", "pass") and bare.startswith("-"):
+        return False  # "Pass `--number N+1`": a command's flag
     if m["bare"] is not None or m["to"] is not None or m["sep"] == "->" or name in ("pw", "pass"):
         # "password hunter2", "set the password to hunter2", "pass: hunter2", but not "password manager",
         # "the password to the server", "password -> forgot -> email", "boarding pass: 14A",
         # "pass api_key=$KEY on the command line".
         return len(bare) >= 6 and "=" not in bare and _looks_random(bare)
-    if m["sep"] in ("=", ":=", "=>", ">"):
+    if (m["sep"] or m["fsep"]) in ("=", ":=", "=>", ">"):
         return True
     word = bare.casefold()
-    if word in _NOT_A_PASSWORD:
+    if word in _NOT_A_PASSWORD or word in _NOT_A_PASSWORD_FOREIGN:
         return False
     # "the password is expired / rotated weekly / case-sensitive": a plain word with a word's ending.
     return not (word.replace("-", "").isalpha() and word.islower() and word.endswith(_NOT_A_PASSWORD_ENDINGS))
-
-
-def _scanned(text: str) -> Iterator[_Span]:
-    """What detect-secrets finds, line by line, as spans of ``text`` (placeholders already masked)."""
-    if not _worth_scanning(text):
-        return
-    budget = SCAN_BUDGET
-    start = 0
-    for line in text.split("\n"):
-        for offset in range(0, max(len(line) - _OVERLAP, 1), SCAN_CHARS - _OVERLAP):
-            window = line[offset : offset + SCAN_CHARS]
-            if not _worth_scanning(window):
-                continue
-            budget -= len(window) + SCAN_CALL_COST
-            if budget < 0:
-                return  # the rest is left to the own patterns, which have already seen it
-            for kind, value in _detected(window):
-                at = window.find(value)
-                while at >= 0:
-                    yield start + offset + at, start + offset + at + len(value), kind
-                    at = window.find(value, at + len(value))
-        start += len(line) + 1
-
-
-def _worth_scanning(window: str) -> bool:
-    if ('"' in window or "'" in window or "`" in window) and _DS_KEYWORD.search(window):
-        return True
-    if ("://" in window and "@" in window) or "PRIVATE KEY" in window:
-        return True
-    return any(_DIGIT.search(run[0]) and _LETTER.search(run[0]) for run in _DS_RUN.finditer(window))
-
-
-def _detected(window: str) -> list[tuple[str, str]]:
-    """(kind, value) of each secret detect-secrets finds in one window."""
-    with _lock:
-        scan = _configured()
-        found = [(s.type, s.secret_value) for s in scan(window)]
-    out: list[tuple[str, str]] = []
-    for secret_type, value in found:
-        if not isinstance(value, str) or len(value) < 6:
-            continue  # a plugin's partial match ("ghp" of a GitHub token): the own patterns have it
-        if any(c.isspace() for c in value):
-            continue  # its keyword plugin over prose: "`llm.apiKey`, `llm.model`" is not a key
-        name, eq, rest = value.partition("=")
-        if eq and rest and name.isidentifier():
-            value = rest  # "AccountKey=…": the name stays readable
-        out.append((_KINDS.get(secret_type) or secret_type.lower().replace(" ", "-"), value))
-    return out
-
-
-def _configured() -> Callable[[str], Iterable[PotentialSecret]]:
-    """detect-secrets' ``scan_line``, its global settings set to the plugins above (the caller holds the lock).
-
-    Checked on every call, not set once: anything in the process that resets detect-secrets' settings (its
-    ``transient_settings`` makes a new settings object on the way out) would otherwise leave it scanning with
-    no plugins, or with the verification filter that sends secrets to vendors' APIs.
-    """
-    global _scan_line
-    if _scan_line is None:
-        showwarning = warnings.showwarning
-        try:
-            from detect_secrets.core.scan import scan_line
-        finally:
-            warnings.showwarning = showwarning  # its logger calls logging.captureWarnings(True) on import
-        _scan_line = scan_line
-    from detect_secrets.settings import get_settings
-
-    settings = get_settings()
-    if settings.plugins != _PLUGIN_CONFIG:
-        settings.disable_plugins(*list(settings.plugins))
-        settings.configure_plugins([{"name": name, **config} for name, config in _PLUGIN_CONFIG.items()])
-    if _VERIFY_FILTER in settings.filters:
-        settings.disable_filters(_VERIFY_FILTER)
-    return _scan_line
