@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemlaneError
+from ..files.outside import write_file
 from ..files.writer import exclusive_lock
 from .turns import Turn
 
@@ -188,18 +189,7 @@ class CaptureState:
             "files": {k: vars(v) for k, v in self.files.items()},
             "sessions": self.sessions,
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".capture-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as out:
-                json.dump(data, out)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        write_file(self.path, json.dumps(data).encode("utf-8"))  # a random O_EXCL temp name, fsync, rename
 
 
 @contextlib.contextmanager
