@@ -54,9 +54,15 @@ def test_a_question_in_the_present_or_about_ever_asks_for_the_present(query: str
 
 
 def test_amounts_keep_what_they_count() -> None:
-    assert supersede.amounts_of("now I have a total of 10 cards") == {("10", "card")}
-    assert supersede.amounts_of("I now lead six people") == {("six", "peopl")}
-    assert supersede.amounts_of("quota of 1,200 calls per day, coverage 78%") == {("1200", "call"), ("78", "%")}
+    assert supersede.amounts_of("now I have a total of 10 cards") == {("10", "card"), ("10", "total")}
+    assert supersede.amounts_of("I now lead six people") == {("six", "lead"), ("six", "peopl")}
+    assert supersede.amounts_of("a quota of 1,200 calls per day and 78%") == {
+        ("1200", "call"),
+        ("1200", "quota"),
+        ("78", "%"),
+    }
+    assert supersede.amounts_of("my team of 4") == {("4", "team")}  # the word before: "of" counts nothing
+    assert supersede.amounts_of("I finished my 5th project") == {("5", "proje")}  # an ordinal's suffix is no unit
 
 
 def test_two_statements_of_one_attribute_with_other_values_are_the_same_thing() -> None:
@@ -189,3 +195,14 @@ def test_timeline_shows_which_fact_was_superseded_by_which(tmp_path: Path) -> No
     )
     assert proc.returncode == 0, proc.stderr
     assert "was: Dana's team has 4 engineers" in proc.stdout and "superseded by: Dana's team now has 6" in proc.stdout
+
+
+def test_search_leaves_out_the_logs_of_days_after_now(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @User: my best 10K time so far is 52 minutes (User, 08:10)"])
+    _log(ws, "2026-03-20", ["W @User: my best 10K time is 47 minutes (User, 07:00)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        before = mem.search("best 10K time", now=dt.datetime(2026, 3, 15, 12, 0), min_score=0).results
+        after = mem.search("best 10K time", now=dt.datetime(2026, 3, 25, 12, 0), min_score=0).results
+    assert [r.path for r in before] == ["memory/2026-03-03.md"]
+    assert {r.path for r in after} == {"memory/2026-03-03.md", "memory/2026-03-20.md"}

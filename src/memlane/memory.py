@@ -23,6 +23,7 @@ from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError, quoted
 from .facts import supersede
+from .facts.derive import day_of
 from .facts.entities import suggest
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .facts.retain import normalize_name
@@ -229,7 +230,7 @@ class Memory:
             if q.rerank.enabled and self._reranker is None:
                 self._reranker = make_reranker(q.rerank, self.workspace)
             results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
-            results = self._current_first(results, query)
+            results = self._current_first(results, query, now)
             if self.settings.shared:
                 if self._shared is None:
                     self._shared = SharedIndexes(self.settings, self.agent_id)
@@ -247,9 +248,12 @@ class Memory:
             stale=stale,
         )
 
-    def _current_first(self, results: list[SearchResult], query: str) -> list[SearchResult]:
-        """``results`` with a passage whose facts were all superseded by another passage's moved after the rest
-        (for a question about the present: :func:`memlane.facts.supersede.stale_passages`)."""
+    def _current_first(self, results: list[SearchResult], query: str, now: dt.datetime | None) -> list[SearchResult]:
+        """``results`` less the daily logs of days after ``now`` (what was said later is no answer), with a
+        passage whose facts were all superseded by another passage's moved after the rest (for a question about
+        the present: :func:`memlane.facts.supersede.stale_passages`)."""
+        if now is not None:
+            results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
         files = {r.path: self.store.facts.of_path(r.path) for r in results if r.agent is None}
         passages = [
             [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []

@@ -41,11 +41,13 @@ _UPDATE = re.compile(
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
+_OPENING = re.compile(r"\s*@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
 # A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people".
 _AMOUNT = re.compile(
+    r"(?:(?P<before>[^\W\d_]{2,20})\s(?:(?:of|to|at|is|was|by|reach(?:ed)?|now)\s){0,2})?"
     r"(?<![\w.])(?P<n>\d+(?:[.,:]\d+)*|(?:a |an )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|fifty|hundred|dozen))\s?(?:(?:new|more|extra|additional|total|other|of|full)\s){0,2}"
-    r"(?P<unit>%|[^\W\d_]{1,20})",
+    r"fifteen|twenty|thirty|fifty|hundred|dozen))(?:st|nd|rd|th)?\s?"
+    r"(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(?P<unit>%|[^\W\d_]{1,20})?",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = frozenset(
@@ -60,11 +62,9 @@ _MONTHS = frozenset(
 # The speaker's own words about themselves: "User", "I", "my" name no subject of their own.
 _SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
 
-OVERLAP = 0.5  # Jaccard of the two frames, for two facts to be about the same thing ...
-OVERLAP_UPDATE = 0.34  # ... when the later one says it changed ("now", "new", "switched", "so far")
+OVERLAP = 0.4  # Jaccard of the two frames, for two facts to be about the same thing ...
 MIN_SHARED = 2  # frame words in common, at the least
-COSINE = 0.85  # or their vectors this close (values and all) ...
-COSINE_UPDATE = 0.75  # ... or this close with an update word
+COSINE = 0.8  # ... or their vectors this close (values and all)
 ANCHOR = 2  # words or values of the question that two facts answering it alike both hold
 MAX_FRAME = 24  # a fact saying more than this many things is about several: never grouped
 GROUP_SPAN = 30  # the best candidates among which groups are looked for (pairs: GROUP_SPAN² / 2)
@@ -76,7 +76,7 @@ class Said:
 
     seq: int
     when: tuple[str, int, str, int]  # (day, minute of the day, path, line): later sorts last
-    subjects: frozenset[str]  # the entity it is about: its first mention; empty for the speaker themselves
+    subjects: frozenset[str]  # who it is about: the speaker of a captured bullet, else the entities it names
     frame: frozenset[str]  # its words with values, subjects and stopwords set aside (five-letter stems)
     values: frozenset[str]  # numbers with their units, number words, months, names inside the text
     update: bool  # says the value changed
@@ -136,10 +136,13 @@ def read(
         minute = int(hh) * 60 + int(mm)
         content = content[: m.start()]
     who = normalize_name(m.group("who")) if m is not None else ""
-    norms = [norm for norm, _ in mentions]
-    # The subject: the fact's first mention ("W @Peter: ..."), or the speaker for what they said of themselves.
-    head = norms[0] if norms else ""
-    subjects = frozenset() if not head or head in _SELF or head == who else frozenset({head})
+    # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
+    # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
+    # the entities a bullet written by hand mentions (a stopword such as "@Is" names nothing).
+    norms = [norm for norm, _ in mentions if norm not in STOPWORDS and norm not in _SELF]
+    first = _OPENING.match(content)
+    opener = normalize_name(first.group(1)) if first else ""
+    subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
     frame, values = _split(content)
     names = {n[:5] for n in norms}
     frame = frozenset(w for w in frame if w not in names)
@@ -148,10 +151,17 @@ def read(
 
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
-    """The amounts a text states, each as (number, what it counts: a five-letter stem, or "%")."""
-    return frozenset(
-        (m.group("n").lower().replace(",", ""), m.group("unit").lower()[:5].rstrip("s")) for m in _AMOUNT.finditer(text)
-    )
+    """The amounts a text states, each as (number, what it counts): the word after the number ("10 cards",
+    "78%", "5th project") and the word before it ("level 150", "team of 4"), as five-letter stems; a stopword
+    counts nothing, so a number may give two pairs, one or none."""
+    out: set[tuple[str, str]] = set()
+    for m in _AMOUNT.finditer(text):
+        n = m.group("n").lower().replace(",", "")
+        for word in (m.group("unit"), m.group("before")):
+            low = (word or "").lower()
+            if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
+                out.add((n, low[:5].rstrip("s")))
+    return frozenset(out)
 
 
 def _numeric(value: str) -> bool:
@@ -168,25 +178,31 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     """Whether ``a`` and ``b`` say the same of one subject with other values: their words alike once the
     values are set aside, or (``asked``) both answering the question with other values: they share at least
     ``ANCHOR`` of the words and values it names and differ in values it does not name."""
-    if a.subjects != b.subjects:
+    if not (a.subjects == b.subjects or a.subjects & b.subjects):
         return False
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         wanted = asked.frame | asked.values
         anchor = (a.frame | a.values) & (b.frame | b.values) & wanted
-        units = {u for _, u in a.amounts} & {u for _, u in b.amounts}
-        differ = any({n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u} for u in units)
-        if len(anchor) >= min(ANCHOR, len(wanted)) and differ:
+        if len(anchor) >= min(ANCHOR, len(wanted)) and _counts_differ(a, b):
             return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
     if max(len(a.frame), len(b.frame)) > MAX_FRAME:
         return False
-    update = (b if b.when > a.when else a).update
+    # Words alike are not enough: two plans, two trips, two meals are alike and both true. The later one must
+    # say it changed ("now", "switched", "so far"), or the two must count one thing differently.
+    if not ((b if b.when > a.when else a).update or _counts_differ(a, b)):
+        return False
     shared = len(a.frame & b.frame)
-    union = len(a.frame | b.frame)
-    if shared >= MIN_SHARED and shared / union >= (OVERLAP_UPDATE if update else OVERLAP):
+    if shared >= MIN_SHARED and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
-    return cosine is not None and shared >= 1 and cosine >= (COSINE_UPDATE if update else COSINE)
+    return cosine is not None and shared >= 1 and cosine >= COSINE
+
+
+def _counts_differ(a: Said, b: Said) -> bool:
+    """Whether ``a`` and ``b`` count one thing (the same unit) with other numbers."""
+    units = {u for _, u in a.amounts} & {u for _, u in b.amounts}
+    return any({n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u} for u in units)
 
 
 def supersessions(
