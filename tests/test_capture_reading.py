@@ -408,6 +408,7 @@ def test_aider_is_told_by_its_content_and_its_prompts_are_not_the_persons(tmp_pa
     assert out["turnsRead"] == 2 and out["toolTurns"] == 2
     text = "".join(p.read_text() for p in (ws / "memory").glob("*.md"))
     assert "pnpm" in text and "tired" not in text and "Applied edit" not in text
+    assert f"session=aider-{tmp_path.name} -->" in text  # the folder names the session, not the shared file name
 
 
 def test_the_oldest_codex_layout_without_a_payload_wrapper(tmp_path: Path) -> None:
@@ -448,9 +449,9 @@ HOSTILE: dict[str, Callable[[int], str]] = {
 }
 
 
-def _best_of_3(text: str, role: str) -> float:
+def _best_of_5(text: str, role: str) -> float:
     best = float("inf")
-    for _ in range(3):
+    for _ in range(5):
         started = time.perf_counter()
         clean(role, text)
         best = min(best, time.perf_counter() - started)
@@ -460,6 +461,6 @@ def _best_of_3(text: str, role: str) -> float:
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_cleaning_is_linear_on_hostile_text(name: str) -> None:
     for role in ("user", "assistant"):
-        small, large = HOSTILE[name](200_000), HOSTILE[name](800_000)
-        t1, t4 = _best_of_3(small, role), _best_of_3(large, role)
-        assert t4 <= 8 * t1 + 0.05, (name, role, t1, t4)  # quadratic would be 16x
+        small, large = HOSTILE[name](1_000_000), HOSTILE[name](4_000_000)
+        t1, t4 = _best_of_5(small, role), _best_of_5(large, role)
+        assert t4 <= 8 * t1 + 0.1, (name, role, t1, t4)  # quadratic would be 16x

@@ -236,11 +236,13 @@ class Capturer:
         if used > limit:
             raise _too_big(path, used, limit)
         report.unreadable_lines = read.bad
-        self._capture(read.turns, read.session or path.stem, now, report, 0)
+        # Aider names no session and every repository's history has the same file name: its folder names it
+        session = read.session or (f"aider-{path.resolve().parent.name}" if fmt == "aider" else path.stem)
+        self._capture(read.turns, session, now, report, 0)
         end = start + used
         with path.open("rb") as fh:
             head = fh.read(min(end, HEAD_BYTES))
-        self.state.files[key] = FileMark(end, head_hash(head), read.session or path.stem, fmt)
+        self.state.files[key] = FileMark(end, head_hash(head), session, fmt)
         report.seconds = time.perf_counter() - started
         return report
 
