@@ -464,3 +464,56 @@ def test_cleaning_is_linear_on_hostile_text(name: str) -> None:
         small, large = HOSTILE[name](1_000_000), HOSTILE[name](4_000_000)
         t1, t4 = _best_of_5(small, role), _best_of_5(large, role)
         assert t4 <= 8 * t1 + 0.1, (name, role, t1, t4)  # quadratic would be 16x
+
+
+# --- issue 42, item 5 (in part): the drafter is handed the names the batch mentions, not every name known ---------
+
+
+def _capturer(tmp_path: Path, names: list[str]) -> Any:
+    from memlane.capture.pipeline import Capturer
+    from memlane.capture.state import CaptureState
+    from memlane.config import CaptureSettings
+
+    return Capturer(tmp_path, CaptureSettings(), CaptureState(tmp_path / "state.json"), names)
+
+
+BATCH = [
+    Turn("user", "I met Ana Lima and warelay's author in Porto; the Castle was shut."),
+    Turn("assistant", "I booked the-castle tour for Ana Lima.", name=None),
+]
+
+
+def _known(n: int) -> list[str]:
+    import random
+
+    rng = random.Random(n)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    made = {"".join(rng.choice(letters) for _ in range(9)).title() for _ in range(n)}
+    return [*sorted(made), "Ana Lima", "warelay", "The Castle", "Porto", "Lisbon"]
+
+
+def test_the_drafter_gets_the_names_the_turns_mention_and_drafts_the_same(tmp_path: Path) -> None:
+    from memlane.capture.digest import draft_turns
+
+    known = _known(2000)
+    capturer = _capturer(tmp_path, known)
+    assert sorted(capturer.names_in(BATCH)) == ["Ana Lima", "Porto", "The Castle", "warelay"]
+    every = draft_turns(BATCH, None, known, "User")
+    given = draft_turns(BATCH, None, capturer.names_in(BATCH), "User")
+    assert [d.draft.content for d in given] == [d.draft.content for d in every]
+    assert [d.draft.entities for d in given] == [d.draft.entities for d in every]
+
+
+def test_finding_the_names_costs_the_batch_not_the_names_known(tmp_path: Path) -> None:
+    batch = BATCH * 40
+    times = []
+    for n in (1_000, 16_000):
+        capturer = _capturer(tmp_path, _known(n))
+        capturer.names_in(batch)  # the index is built once per capturer
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            capturer.names_in(batch)
+            best = min(best, time.perf_counter() - started)
+        times.append(best)
+    assert times[1] <= 2 * times[0] + 0.005, times  # 16x the names; a scan of them would cost ~16x
