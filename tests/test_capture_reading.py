@@ -162,11 +162,14 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     peak = tmp_path / "peak"
-    # the CLI's own peak memory, written by the process itself as it exits (ru_maxrss: KiB on Linux)
+    # The CLI's own peak memory, written by the process as it exits: VmHWM (this process's memory since exec;
+    # ru_maxrss would carry over the pytest parent's peak across fork and exec), in KiB.
     measured = (
-        "import atexit, resource, runpy, sys\n"
-        f"atexit.register(lambda: open({str(peak)!r}, 'w').write(str(resource.getrusage(resource.RUSAGE_SELF)"
-        ".ru_maxrss)))\n"
+        "import atexit, re, runpy, sys\n"
+        "def peak():\n"
+        "    status = open('/proc/self/status').read()\n"
+        f"    open({str(peak)!r}, 'w').write(re.search(r'VmHWM:\\s+(\\d+)', status).group(1))\n"
+        "atexit.register(peak)\n"
         "sys.argv = ['memlane', *sys.argv[1:]]\n"
         "runpy.run_module('memlane', run_name='__main__')\n"
     )
