@@ -17,10 +17,10 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
+from memlane.capture.exports import read_export
 from memlane.capture.formats import (
     FormatError,
     detect_format,
-    read_export,
     read_record,
     strip_injected,
     transcript_files,

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder
-from memlane.capture.formats import read_export, read_record
+from memlane.capture.exports import read_export
+from memlane.capture.formats import read_record
 from memlane.capture.hosts import TABLE, Injected, clean
 from memlane.capture.openclaw_store import _record
 from memlane.capture.pipeline import _detect, _Read

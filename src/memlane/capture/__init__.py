@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import MemlaneError, quoted
-from .formats import EXPORTS, FORMATS, detect_format, read_record
+from .exports import EXPORTS
+from .formats import FORMATS, detect_format, read_record
 from .pipeline import Capturer, CaptureReport
 from .state import locked_state
 from .turns import SPEAKERS, Turn

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemlaneError
-from .formats import EXPORT_MAX_DEFAULT, EXPORTS, FORMATS, Conversation, read_export, transcript_files
+from .exports import EXPORT_MAX_DEFAULT, EXPORTS, read_export
+from .formats import FORMATS, Conversation, transcript_files
 from .openclaw_store import read_store, store_files
 from .pipeline import CaptureReport
 from .turns import SPEAKERS, Turn
