@@ -161,7 +161,7 @@ TABLE: tuple[Injected, ...] = (
 )
 # ChatGPT's hidden and system messages, custom instructions (``user_editable_context``), memory writes
 # (``recipient: "bio"``) and canvas/browsing/tool messages are told by their fields, not their text: see
-# ``formats._chatgpt``. claude.ai's export holds no template text of its own.
+# ``exports._chatgpt_message``. claude.ai's export holds no template text of its own.
 
 _TAG_NAMES = [r.pattern for r in TABLE if r.kind == "block" and not r.pattern.startswith("^")]
 _TAG = re.compile(r"<(" + "|".join(n if "[" in n else re.escape(n) for n in _TAG_NAMES) + r")(?:\s[^<>]{0,200})?>")
