@@ -157,7 +157,7 @@ TABLE: tuple[Injected, ...] = (
     Injected("ide", "opened file", "block", "ide_opened_file"),
     Injected("ide", "diagnostics", "block", "ide_diagnostics"),
     Injected("ide", "attached files", "block", "attached_files"),
-    Injected("ide", "user query wrapper", "wrapper", r"\A\s*<user_query>\s*(?P<said>.{0,1000000}?)\s*</user_query>"),
+    Injected("ide", "user query wrapper", "wrapper", r"\A\s*<user_query>(?P<said>.{0,1000000}?)</user_query>"),
 )
 # ChatGPT's hidden and system messages, custom instructions (``user_editable_context``), memory writes
 # (``recipient: "bio"``) and canvas/browsing/tool messages are told by their fields, not their text: see
@@ -225,7 +225,7 @@ def _unwrap(text: str, wrappers: list[re.Pattern[str]]) -> str:
     for pattern in wrappers:
         m = pattern.match(text)
         if m is not None:
-            return m.group("said") if "said" in pattern.groupindex else text[m.end() :]
+            return m.group("said").strip() if "said" in pattern.groupindex else text[m.end() :]
     return text
 
 
