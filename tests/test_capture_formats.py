@@ -17,10 +17,10 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder
+from memlane.capture.exports import read_export
 from memlane.capture.formats import (
     FormatError,
     detect_format,
-    read_export,
     read_record,
     strip_injected,
     transcript_files,
@@ -260,12 +260,15 @@ def test_each_format_gives_only_the_user_and_assistant_words(
     fmt: str, records: list[dict[str, Any]], session: str | None, expected: list[tuple[str, str]]
 ) -> None:
     assert detect_format(records) == fmt
-    turns = _turns(fmt, records)
+    read = _turns(fmt, records)
+    turns = [t for t in read if t.role != "tool"]
     assert [(t.role, t.content) for t in turns] == expected
     sessions = {read_record(fmt, r).session for r in records} - {None}
     assert sessions == ({session} if session else set())
     text = " ".join(t.content for t in turns)
     assert TOOL_TEXT not in text and THOUGHT not in text
+    # the tool's result is read as outside text (role "tool"), never as a speaker's words
+    assert [t.content for t in read if t.role == "tool"] == [TOOL_TEXT]
 
 
 def test_timestamps_and_names_are_read() -> None:
@@ -384,7 +387,8 @@ def test_a_chatgpt_export_follows_the_branch_the_person_last_saw(tmp_path: Path)
         zf.writestr("chat.html", "<html></html>")
     (conv,) = list(read_export("chatgpt", archive))
     assert (conv.id, conv.title) == ("g-1", "Bakery")
-    assert [(t.role, t.content) for t in conv.turns] == [
+    assert [t.content for t in conv.turns if t.role == "tool"] == [TOOL_TEXT]  # outside text, not a speaker's
+    assert [(t.role, t.content) for t in conv.turns if t.role != "tool"] == [
         ("user", "I run a bakery called Crumb in Bristol."),
         ("assistant", "I drafted a logo brief for Crumb."),
         ("user", "We open at 7am on weekdays."),
@@ -397,7 +401,8 @@ def test_a_claude_ai_export_reads_text_blocks_and_is_told_from_a_chatgpt_one(tmp
     folder.mkdir()
     (folder / "conversations.json").write_text(json.dumps(_claude_export()))
     (conv,) = list(read_export("claude-ai", folder))
-    assert [t.content for t in conv.turns] == [
+    assert [t.content for t in conv.turns if t.role == "tool"] == [TOOL_TEXT]
+    assert [t.content for t in conv.turns if t.role != "tool"] == [
         "My allotment is plot 14 at Hanham.",
         "I made you a planting calendar.",
         "Leeks failed last year.",

@@ -659,7 +659,7 @@ class Memory:
         self._require_readable() if dry_run else self._require_writable()
         now = now or dt.datetime.now()
         lower = date_bound(since, now.date(), "since") if since is not None else None
-        items = list(plan_import(kind, Path(path), lower))
+        items = list(plan_import(kind, Path(path), lower, self.config.capture.max_export_bytes))
         if dry_run:
             return items, CaptureReport(turns_read=sum(i.turns for i in items))
         with self._capturer() as capturer:

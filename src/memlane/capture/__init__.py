@@ -12,17 +12,21 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import MemlaneError, quoted
-from .formats import EXPORTS, FORMATS, detect_format, read_record
+from .exports import EXPORTS
+from .formats import FORMATS, detect_format, read_record
 from .pipeline import Capturer, CaptureReport
 from .state import locked_state
-from .turns import ROLES, Turn
+from .turns import SPEAKERS, Turn
 
 __all__ = ["EXPORTS", "FORMATS", "CaptureReport", "Capturer", "Turn", "detect_format", "locked_state", "parse_turns"]
 
 
 def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
     """Turns given by a caller (``{role, content, timestamp?, name?}`` objects, or :class:`Turn`), checked:
-    a turn without a role or content is a clear error naming it, not a silent skip."""
+    a turn without a role or content is a clear error naming it, not a silent skip. A caller gives what the
+    person and the agent said ("user" | "assistant"); role "tool" (outside text, which the transcript readers
+    keep apart for the drafter's restatement check) is refused here, as ``memory_capture``'s schema says:
+    a caller that has tool output leaves it out."""
     out: list[Turn] = []
     for n, item in enumerate(items, 1):
         if isinstance(item, Turn):
@@ -31,7 +35,7 @@ def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
         if not isinstance(item, Mapping):
             raise MemlaneError(f"turn {n}: expected an object with role and content, got {type(item).__name__}")
         role, content = item.get("role"), item.get("content")
-        if role not in ROLES:
+        if role not in SPEAKERS:
             raise MemlaneError(
                 f"turn {n}: 'role' must be 'user' or 'assistant', got {quoted(role)} "
                 "(tool output and system text are never captured: leave them out)"

@@ -1,6 +1,6 @@
 """Backfill: the history a user already has, captured as if it had been captured live.
 
-``memlane import claude-code|codex|openclaw PATH`` captures every transcript under a folder (or one file);
+``memlane import claude-code|codex|openclaw|aider PATH`` captures every transcript under a folder (or one file);
 for ``openclaw`` also every session of OpenClaw 2026.9's per-agent SQLite store (``openclaw-agent.sqlite``)
 under it, or that store given itself;
 ``memlane import chatgpt|claude-ai PATH`` every conversation of a vendor's export (its zip, folder or
@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemlaneError
-from .formats import EXPORTS, FORMATS, Conversation, read_export, transcript_files
+from .exports import EXPORT_MAX_DEFAULT, EXPORTS, read_export
+from .formats import FORMATS, Conversation, transcript_files
 from .openclaw_store import read_store, store_files
 from .pipeline import CaptureReport
-from .turns import Turn
+from .turns import SPEAKERS, Turn
 
-KINDS = ("claude-code", "codex", "openclaw", "chatgpt", "claude-ai")
+KINDS = ("claude-code", "codex", "openclaw", "aider", "chatgpt", "claude-ai")
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,12 @@ class ImportItem:
     turns: int = 0  # known up front for an export's conversation, 0 for a transcript
 
 
-def plan_import(kind: str, path: Path, since: dt.date | None = None) -> Iterator[ImportItem]:
+def plan_import(
+    kind: str, path: Path, since: dt.date | None = None, export_limit: int = EXPORT_MAX_DEFAULT
+) -> Iterator[ImportItem]:
     """What an import of ``path`` as ``kind`` will capture, oldest first. ``since``: leave out transcripts
-    last written before that day, and conversations whose last turn is before it."""
+    last written before that day, and conversations whose last turn is before it. ``export_limit``: the
+    most bytes an export's ``conversations.json`` may hold (``capture.maxExportBytes``)."""
     if kind not in KINDS:
         raise MemlaneError(f"unknown import kind {kind!r}; one of {', '.join(KINDS)}")
     if not path.exists():
@@ -46,7 +50,7 @@ def plan_import(kind: str, path: Path, since: dt.date | None = None) -> Iterator
         for store in store_files(path):
             for conv in read_store(store):
                 if since is None or _said_since(conv.turns, since, conv.started):
-                    yield ImportItem(conv.title or conv.id, conversation=conv, turns=len(conv.turns))
+                    yield ImportItem(conv.title or conv.id, conversation=conv, turns=_spoken(conv))
         if path.is_file() and path.name.endswith(".sqlite"):
             return
     if kind in FORMATS:
@@ -56,10 +60,15 @@ def plan_import(kind: str, path: Path, since: dt.date | None = None) -> Iterator
             yield ImportItem(f.name, path=f)
         return
     assert kind in EXPORTS
-    for conv in read_export(kind, path):
+    for conv in read_export(kind, path, export_limit):
         if since is not None and not _said_since(conv.turns, since, conv.started):
             continue
-        yield ImportItem(conv.title or conv.id, conversation=conv, turns=len(conv.turns))
+        yield ImportItem(conv.title or conv.id, conversation=conv, turns=_spoken(conv))
+
+
+def _spoken(conv: Conversation) -> int:
+    """The turns the person and the agent said (outside text, role "tool", is not a turn said)."""
+    return sum(t.role in SPEAKERS for t in conv.turns)
 
 
 def _said_since(turns: list[Turn], since: dt.date, started: dt.datetime | None) -> bool:
@@ -84,6 +93,7 @@ def run_import(
         else:
             assert item.conversation is not None
             report = capture(item.conversation.turns, f"{kind}-{item.conversation.id}")
+            report.unreadable_lines += item.conversation.unreadable
         _add(total, report)
         if progress is not None:
             progress(item, report)
@@ -101,6 +111,7 @@ def _add(total: CaptureReport, report: CaptureReport) -> None:
         "secrets_redacted",
         "digest_lines",
         "unreadable_lines",
+        "tool_turns",
     ):
         setattr(total, name, getattr(total, name) + getattr(report, name))
     total.seconds += report.seconds

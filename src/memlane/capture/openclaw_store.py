@@ -49,7 +49,9 @@ def read_store(path: Path) -> Iterator[Conversation]:
             if conv is None:
                 conv = sessions[sid] = Conversation(str(sid), names.get(sid, ""), [])
             record = _record(text, blob, size)
-            for turn in read_record("openclaw", record).turns:
+            info = read_record("openclaw", record)
+            conv.unreadable += info.unreadable or (record is None and (text is not None or blob is not None))
+            for turn in info.turns:
                 conv.turns.append(turn)
                 if conv.started is None and turn.timestamp is not None:
                     conv.started = turn.timestamp
@@ -95,5 +97,5 @@ def _record(text: str | None, blob: bytes | None, size: int | None) -> object:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return None

@@ -1,9 +1,11 @@
 """The capture stage: turns -> cleaned turns -> drafts -> new facts -> a session section per day.
 
 1. Turns seen before (by hash, per session) are skipped: a hook that fires twice writes nothing twice.
-2. Only user and assistant text is read (the readers already dropped tool calls, tool results and
-   thinking); a turn matching ``capture.exclude`` is skipped; secrets are redacted before anything
-   else sees the text (:mod:`memlane.capture.secrets`).
+2. Only user and assistant text is drafted (the readers already dropped tool calls, thinking and the
+   hosts' injected text); "tool" turns (outside text) are redacted and carried to the drafting step but
+   never drafted, titled or counted as turns read; a turn matching ``capture.exclude`` is skipped; secrets
+   are redacted before anything else sees the text (:mod:`memlane.capture.secrets`). A record that cannot
+   be read is counted (``unreadableLines``) and gives no turn; the records around it still do.
 3. The turns are grouped by their local date (their timestamp, else ``now``) and drafted per day:
    the offline rules (:mod:`memlane.capture.digest`), or one LLM call per day of the batch.
 4. A draft memory already holds (same words, or a near-duplicate vector about the same entity) is a
@@ -15,8 +17,8 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,17 +27,20 @@ from typing import Any, Protocol
 
 from ..config import CaptureSettings
 from ..errors import MemlaneError
+from ..facts.retain import normalize_name
 from ..files.writer import edit_file
 from ..reflect.extract import Draft
 from .digest import Drafted, corrections, digest, draft_turns
-from .formats import FORMATS, detect_format, read_record
+from .formats import FORMATS, detect_format, load_record, read_aider, read_record, sniff
 from .secrets import redact
 from .section import SessionPart, merge
 from .state import HEAD_BYTES, CaptureState, FileMark, turn_hash
-from .turns import ROLES, Turn
+from .turns import SPEAKERS, Turn
 
 DEFAULT_SESSION = "conversation"
 DETECT_RECORDS = 20  # records read from a transcript's start to tell its format
+_PREFIX = 4  # letters of a name's key that index it (names_in)
+READ_CHUNK = 1 << 20  # bytes read at a time from a transcript: memory holds one record, not the file
 
 # For each draft: the source of the fact memory already holds ("memory/2026-05-01.md#L12"), or None.
 KnownFacts = Callable[[Sequence[Draft]], list[str | None]]
@@ -58,6 +63,7 @@ class CaptureReport:
     secrets_redacted: int = 0
     digest_lines: int = 0
     unreadable_lines: int = 0
+    tool_turns: int = 0  # outside text read (tool results, pages, files): never drafted
     seconds: float = 0.0
     sections: list[dict[str, Any]] = field(default_factory=list)  # {path, session, startLine, endLine}
     written: list[dict[str, Any]] = field(default_factory=list)  # {path, line, bullet, turn}
@@ -75,6 +81,7 @@ class CaptureReport:
             "secretsRedacted": self.secrets_redacted,
             "digestLines": self.digest_lines,
             "unreadableLines": self.unreadable_lines,
+            "toolTurns": self.tool_turns,
             "seconds": round(self.seconds, 3),
             "sections": self.sections,
             "written": self.written,
@@ -94,6 +101,30 @@ class Capturer:
     known: KnownFacts | None = None
     llm: TurnDrafter | None = None
 
+    _by_prefix: dict[str, list[tuple[str, str]]] | None = field(default=None, init=False, repr=False)
+
+    def names_in(self, turns: Sequence[Turn]) -> list[str]:
+        """The known names the turns can mention: those whose key (:func:`normalize_name`) occurs in the turns'
+        text, or that name a speaker. The drafter looks for each name it is given in each sentence, so handing
+        it every name memory knows made a capture's cost grow with memory (issue 42, item 5: 0.54 of 0.9 s for
+        50 turns at 10,000 facts). Found through an index of the keys' first letters, built once per capturer:
+        the cost is the batch's length, not the number of names."""
+        if self._by_prefix is None:
+            self._by_prefix = {}
+            for name in self.names:
+                key = normalize_name(name)
+                if key:
+                    self._by_prefix.setdefault(key[:_PREFIX], []).append((key, name))
+        speakers = {self.settings.user_name, *(t.name for t in turns if t.name)}
+        text = normalize_name("\n".join([t.content for t in turns] + sorted(speakers)))
+        found: dict[str, str] = {}
+        for i in range(len(text)):
+            for width in range(1, _PREFIX + 1):
+                for key, name in self._by_prefix.get(text[i : i + width], ()):
+                    if (len(key) < _PREFIX or width == _PREFIX) and text.startswith(key, i):
+                        found.setdefault(name, name)
+        return list(found)
+
     def capture(self, turns: Sequence[Turn], session: str | None, now: dt.datetime, offset: int = 0) -> CaptureReport:
         """Capture ``turns`` of ``session``; ``offset`` numbers them in the report (their place in a file)."""
         started = time.perf_counter()
@@ -108,21 +139,30 @@ class Capturer:
         fresh: list[tuple[int, Turn]] = []
         hashes: list[str] = []
         for i, t in enumerate(turns):
-            report.turns_read += 1
+            speaker = t.role in SPEAKERS
+            if speaker:
+                report.turns_read += 1
+            elif t.role == "tool":
+                report.tool_turns += 1
             h = turn_hash(t)
             if h in seen:
-                report.turns_seen_before += 1
+                report.turns_seen_before += speaker
                 continue
             seen.add(h)
             hashes.append(h)
-            if t.role not in ROLES or not t.content.strip():
+            if not (speaker or t.role == "tool") or not t.content.strip():
                 continue
-            if any(p.search(t.content) for p in excludes):
+            try:
+                when = _local(t.timestamp)
+            except (OverflowError, ValueError, OSError):  # a time no calendar holds: the turn cannot be filed
+                report.unreadable_lines += 1
+                continue
+            if speaker and any(p.search(t.content) for p in excludes):
                 report.turns_excluded += 1
                 continue
             clean = redact(t.content)
             report.secrets_redacted += clean.count
-            fresh.append((i + offset, Turn(t.role, clean.text, _local(t.timestamp), t.name)))
+            fresh.append((i + offset, Turn(t.role, clean.text, when, t.name)))
         by_day: dict[dt.date, list[tuple[int, Turn]]] = {}
         for i, t in fresh:
             by_day.setdefault((t.timestamp or now).date(), []).append((i, t))
@@ -133,11 +173,18 @@ class Capturer:
     def _capture_day(
         self, day: dt.date, items: list[tuple[int, Turn]], session: str, now: dt.datetime, report: CaptureReport
     ) -> None:
+        # Outside text ("tool" turns) rides in the batch this far, redacted like the rest, so that a drafter can
+        # tell an agent restating it; today's drafters take only spoken turns, so it is set apart here, right
+        # before them (at merge: hand the whole batch to draft_turns once digest.py skips role "tool" itself).
+        items = [(i, t) for i, t in items if t.role in SPEAKERS]
+        if not items:
+            return
         turns = [t for _, t in items]
+        names = self.names_in(turns)
         if self.llm is not None:
-            drafted = self.llm.draft_turns(turns, day, self.names)
+            drafted = self.llm.draft_turns(turns, day, names)
         else:
-            drafted = draft_turns(turns, day, self.names, self.settings.user_name)
+            drafted = draft_turns(turns, day, names, self.settings.user_name)
         report.facts_drafted += len(drafted)
         known = self.known([d.draft for d in drafted]) if self.known is not None and drafted else []
         new: list[Drafted] = []
@@ -182,52 +229,149 @@ class Capturer:
     def transcript(self, path: Path, fmt: str = "auto", now: dt.datetime | None = None) -> CaptureReport:
         """Capture what is new in a transcript file since the last capture of it (a half-written last
         line waits; a rewritten or rotated file is read again from its start, and its turns already
-        captured are recognised)."""
+        captured are recognised). What is new may be at most ``capture.maxTranscriptBytes``; it is read a
+        chunk at a time, so memory holds one record and the turns, not the file."""
         started = time.perf_counter()
         now = now or dt.datetime.now()
         report = CaptureReport()
         key = str(path.resolve())
         mark = self.state.files.get(key)
+        limit = self.settings.max_transcript_bytes
         try:
-            size = path.stat().st_size
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                raise MemlaneError(f"cannot read the transcript {path}: it is not a regular file")
             with path.open("rb") as fh:
                 head = fh.read(HEAD_BYTES)
                 reset = (
                     mark is None
-                    or size < mark.offset
+                    or info.st_size < mark.offset
                     or self.state.head_hash(head[: min(mark.offset, HEAD_BYTES)]) != mark.head
                 )
                 start = 0 if reset or mark is None else mark.offset
-                fh.seek(start)
-                data = _complete(fh.read())
+                if info.st_size - start > limit:
+                    raise _too_big(path, info.st_size - start, limit)
                 if fmt == "auto":
                     fmt = mark.format if mark is not None and not reset else _detect(fh)
+                if reset and mark is not None:
+                    report.notes.append(f"{path.name} was rewritten or rotated: read again from its start")
+                fh.seek(start)
+                read = _Read(fmt, mark.session if mark is not None and not reset else None)
+                used = read.file(fh, limit)
         except OSError as exc:
             raise MemlaneError(f"cannot read the transcript {path}: {exc.strerror or exc}") from None
-        if reset and mark is not None:
-            report.notes.append(f"{path.name} was rewritten or rotated: read again from its start")
-        session = mark.session if mark is not None and not reset else None
-        turns, session, bad = _turns_of(data, fmt, session)
-        report.unreadable_lines = bad
-        self._capture(turns, session or path.stem, now, report, 0)
-        end = start + len(data)
+        if used > limit:
+            raise _too_big(path, used, limit)
+        report.unreadable_lines = read.bad
+        # Aider names no session and every repository's history has the same file name: its folder names it
+        session = read.session or (f"aider-{path.resolve().parent.name}" if fmt == "aider" else path.stem)
+        self._capture(read.turns, session, now, report, 0)
+        end = start + used
         with path.open("rb") as fh:
             head = fh.read(min(end, HEAD_BYTES))
-        self.state.files[key] = FileMark(end, self.state.head_hash(head), session or path.stem, fmt)
+        self.state.files[key] = FileMark(end, self.state.head_hash(head), session, fmt)
         report.seconds = time.perf_counter() - started
         return report
 
     def stream(self, data: bytes, fmt: str, now: dt.datetime, name: str = "stdin") -> CaptureReport:
-        """Capture a transcript read whole from a stream (stdin): its turns seen before are recognised."""
+        """Capture a transcript read whole from a stream (stdin): its turns seen before are recognised. The
+        caller reads at most ``capture.maxTranscriptBytes`` and one byte more; more than the limit is refused."""
         started = time.perf_counter()
+        limit = self.settings.max_transcript_bytes
+        if len(data) > limit:
+            raise _too_big(Path(name), len(data), limit)
         report = CaptureReport()
         if fmt == "auto":
-            fmt = detect_format(_records(data, DETECT_RECORDS)[0])
-        turns, session, bad = _turns_of(_complete(data) if not data.endswith(b"\n") else data, fmt, None)
-        report.unreadable_lines = bad
-        self._capture(turns, session or name, now, report, 0)
+            fmt = sniff(data) or detect_format(_records(data, DETECT_RECORDS))
+        read = _Read(fmt, None)
+        read.lines(data if data.endswith(b"\n") else data + b"\n")
+        report.unreadable_lines = read.bad
+        self._capture(read.turns, read.session or name, now, report, 0)
         report.seconds = time.perf_counter() - started
         return report
+
+
+def _too_big(path: Path, size: int, limit: int) -> MemlaneError:
+    mb = 2**20
+    return MemlaneError(
+        f"the transcript {path} has {size / mb:.0f} MB to read, over capture.maxTranscriptBytes "
+        f"({limit / mb:.0f} MB): raise that setting to capture it"
+    )
+
+
+class _Read:
+    """The turns of a transcript's lines, read a chunk at a time: a record that is not JSON or nests too deep
+    to parse, or that its reader cannot read, is counted in ``bad`` and gives no turn; the ones around it do."""
+
+    def __init__(self, fmt: str, session: str | None) -> None:
+        if fmt not in FORMATS:
+            raise MemlaneError(f"unknown transcript format {fmt!r}; one of auto, {', '.join(FORMATS)}")
+        self.fmt = fmt
+        self.session = session
+        self.turns: list[Turn] = []
+        self.bad = 0
+        self.last: Turn | None = None  # the person's last turn, while no answer has followed it
+
+    def file(self, fh: Any, limit: int) -> int:
+        """Read ``fh`` from where it stands up to its last complete line, at most ``limit`` + 1 bytes; the
+        bytes used (a number over ``limit`` means the file grew past it while read)."""
+        if self.fmt == "aider":  # Markdown: read whole (bounded), up to its last complete line
+            raw = fh.read(limit + 1)
+            if len(raw) > limit:
+                return len(raw)
+            data = _complete(raw)
+            self.lines(data)
+            return len(data)
+        used = 0
+        buf = bytearray()
+        while used + len(buf) <= limit:
+            chunk = fh.read(min(READ_CHUNK, limit + 1 - used - len(buf)))
+            if not chunk:
+                break
+            cut = chunk.rfind(b"\n")  # only the new chunk is searched: a long line costs its length once
+            if cut < 0:
+                buf += chunk
+                continue
+            cut += len(buf)
+            buf += chunk
+            self.lines(bytes(buf[: cut + 1]))
+            used += cut + 1
+            del buf[: cut + 1]
+        return used + (len(buf) if used + len(buf) > limit else 0)
+
+    def lines(self, data: bytes) -> None:
+        if self.fmt == "aider":
+            for turn in read_aider(data.decode("utf-8", "replace")):
+                self.add(turn)
+            return
+        for raw in data.split(b"\n"):
+            if not raw.strip():
+                continue
+            try:
+                record = load_record(raw)
+            except ValueError:
+                self.bad += 1
+                continue
+            info = read_record(self.fmt, record)
+            if self.session is None and info.session:
+                self.session = info.session
+            self.bad += info.unreadable
+            for turn in info.turns:
+                self.add(turn)
+
+    def add(self, turn: Turn) -> None:
+        """In OpenClaw, a user turn that repeats the person's last words with no answer between is the gateway
+        resending them (its retries after a prompt error, a queue replayed): read once."""
+        if (
+            self.fmt == "openclaw"
+            and turn.role == "user"
+            and self.last is not None
+            and self.last.content == turn.content
+        ):
+            return
+        if turn.role in SPEAKERS:
+            self.last = turn if turn.role == "user" else None
+        self.turns.append(turn)
 
 
 def _bullet(d: Drafted, turn: Turn | None, now: dt.datetime) -> str:
@@ -257,37 +401,22 @@ def _complete(data: bytes) -> bytes:
     return data[: end + 1] if end >= 0 else b""
 
 
-def _records(data: bytes, limit: int | None = None) -> tuple[list[Any], int]:
+def _records(data: bytes, limit: int) -> list[Any]:
+    """The first ``limit`` records of ``data`` that parse (to tell its format)."""
     out: list[Any] = []
-    bad = 0
     for raw in data.split(b"\n"):
         if not raw.strip():
             continue
         try:
-            out.append(json.loads(raw))
+            out.append(load_record(raw))
         except ValueError:
-            bad += 1
             continue
-        if limit is not None and len(out) >= limit:
+        if len(out) >= limit:
             break
-    return out, bad
+    return out
 
 
 def _detect(fh: Any) -> str:
     fh.seek(0)
     head = fh.read(1 << 20)
-    records, _ = _records(_complete(head) or head, DETECT_RECORDS)
-    return detect_format(records)
-
-
-def _turns_of(data: bytes, fmt: str, session: str | None) -> tuple[list[Turn], str | None, int]:
-    if fmt not in FORMATS:
-        raise MemlaneError(f"unknown transcript format {fmt!r}; one of auto, {', '.join(FORMATS)}")
-    records, bad = _records(data)
-    turns: list[Turn] = []
-    for record in records:
-        info = read_record(fmt, record)
-        if session is None and info.session:
-            session = info.session
-        turns.extend(info.turns)
-    return turns, session, bad
+    return sniff(head) or detect_format(_records(_complete(head) or head, DETECT_RECORDS))

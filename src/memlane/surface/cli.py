@@ -448,7 +448,7 @@ def capture(ctx: click.Context, transcript: str, fmt: str, as_json: bool) -> Non
     """Turn a conversation into memory: Retain bullets and a digest in the daily log, per session."""
     with _memory(ctx) as mem:
         if transcript == "-":
-            report = mem.capture_stream(sys.stdin.buffer.read(), fmt)
+            report = mem.capture_stream(sys.stdin.buffer.read(mem.config.capture.max_transcript_bytes + 1), fmt)
         else:
             report = mem.capture_transcript(Path(transcript), fmt)
     _print_capture(report.to_dict(), as_json)
