@@ -478,7 +478,7 @@ def _capturer(tmp_path: Path, names: list[str]) -> Any:
     from memlane.capture.state import CaptureState
     from memlane.config import CaptureSettings
 
-    return Capturer(tmp_path, CaptureSettings(), CaptureState(tmp_path / "state.json"), names)
+    return Capturer(tmp_path, CaptureSettings(), CaptureState(tmp_path / "state.json", b"k" * 32), names)
 
 
 BATCH = [
