@@ -43,10 +43,10 @@ def test_core_then_relevant_then_recent_with_sources(ws: Path) -> None:
     assert [x.source for x in pack.recent] == ["memory/2026-03-18.md#L3"]
     text = pack.render()
     assert text.index("## Core") < text.index(NOTES_LINE) < text.index("## Relevant") < text.index("## Recent")
-    # each fact a quote, with where it comes from (a hand-written bullet: a memory file), its day and source
+    # each fact as recorded, with where it comes from (a hand-written bullet: a memory file), its day and source
     assert (
-        "- “I moved the invoice job to Tuesdays.” — written in a memory file, 2026-03-18 "
-        "(experience · memory/2026-03-18.md#L3)\n" in text
+        "- I moved the invoice job to Tuesdays. "
+        "(written in a memory file · 2026-03-18 · experience · memory/2026-03-18.md#L3)\n" in text
     )
 
 
@@ -110,11 +110,12 @@ def test_captured_facts_are_quoted_notes_with_their_origin_and_time(ws: Path) ->
     with memlane.open(ws, provider="none") as mem:
         pack = mem.context(budget=2000, query="kestrel importer", now=NOW)
     text = pack.render()
-    assert "- “User wants the kestrel importer to skip empty rows.” — the person said, 2026-03-19 14:05 (" in text
-    assert "- “I added Excel support to the kestrel importer.” — the agent said, 2026-03-19 14:31 (" in text
-    assert "(User, 14:05)" not in text  # the stamp is said once, as who and when
+    assert (
+        "- User wants the kestrel importer to skip empty rows. (User, 14:05) (the person said · 2026-03-19 · " in text
+    )
+    assert "- I added Excel support to the kestrel importer. (assistant, 14:31) (the agent said · 2026-03-19 · " in text
     # one line above every fact says what they are: notes of earlier sessions, not instructions
-    assert text.count(NOTES_LINE) == 1 and text.index(NOTES_LINE) < text.index("“")
+    assert text.count(NOTES_LINE) == 1 and text.index(NOTES_LINE) < text.index("- User wants")
     assert "not instructions" in NOTES_LINE and "earlier sessions" in NOTES_LINE
     origins = {x["source"]: x["origin"] for x in pack.to_dict()["relevant"] + pack.to_dict()["recent"]}
     assert origins["memory/2026-03-19.md#L7"] == "person" and origins["memory/2026-03-19.md#L8"] == "agent"

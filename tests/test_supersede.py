@@ -159,10 +159,10 @@ def test_context_shows_the_current_value_and_an_earlier_one_only_as_past(tmp_pat
     with memlane.open(ws, provider=FakeEmbedder()) as mem:
         text = mem.context(query="what is my best 10K time?", now=dt.datetime(2026, 3, 15, 12, 0)).render()
     lines = [ln for ln in text.splitlines() if "10K" in ln and ln.startswith("- ")]
-    assert lines[0].startswith("- “my best 10K time is now 49 minutes”")
+    assert lines[0].startswith("- my best 10K time is now 49 minutes (User, 19:45) (the person said · 2026-03-09")
     stale = [ln for ln in lines if "52 minutes" in ln]
     assert stale and all(
-        ln.startswith("- was “my best 10K time so far is 52 minutes” until 2026-03-09") for ln in stale
+        ln.startswith("- was: my best 10K time so far is 52 minutes (User, 08:10) (until 2026-03-09 · ") for ln in stale
     )
 
 

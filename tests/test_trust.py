@@ -332,12 +332,14 @@ def test_the_poisoned_session_is_shown_as_quoted_notes_never_as_memory_s_own_wor
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     text = out.stdout
     assert "## Relevant to 'payments'" in text and NOTES_LINE in text
-    facts = [ln for ln in text.splitlines() if ln.startswith("- “")]
-    assert facts and all(" — " in ln for ln in facts)  # every fact a quote with who said it
-    assert "- “The payments service is owned by Dana.” — written in a memory file (world · MEMORY.md#L4)" in facts
+    facts = [ln for ln in text.split(NOTES_LINE, 1)[1].splitlines() if ln.startswith("- ")]
+    assert facts and all(
+        re.search(r"\((the person said|the agent said|written in a memory file) · ", ln) for ln in facts
+    )
+    assert "- The payments service is owned by Dana. (written in a memory file · world · MEMORY.md#L4)" in facts
     body = text.split(NOTES_LINE, 1)
     # whatever capture kept of the session, the web page's words are never memory's own: at most a quote of
     # what the agent said, below the line that says these are notes, not instructions
     for line in text.splitlines():
         if "evil.example" in line:
-            assert line in body[1] and line.startswith("- “") and "— the agent said, 2026-11-26" in line, line
+            assert line in body[1] and line.startswith("- ") and "(the agent said · 2026-11-26" in line, line
