@@ -13,11 +13,11 @@ both sides of the ratio alike.
 The patterns are found from the modules themselves: every ``re.Pattern`` a module assigns at its top level
 (also inside a top-level list, tuple or dict), and every pattern written as a literal in a call
 ``re.compile/search/match/fullmatch/findall/finditer/sub/subn/split`` inside a function: a new regex is covered
-without touching this file. Each is fed, through ``finditer`` (what ``search``, ``sub``, ``findall`` and
-``split`` do at worst), long runs of spaces, tabs, newlines, word characters, digits and each character and
-word of its own source, runs of each of those with a space or a letter between, and pieces of text the
-pattern itself matches, cut short (an unclosed bracket, a half-written trigger), repeated or followed by a
-long run of spaces or letters.
+without touching this file. Each is run through ``finditer`` (what ``search``, ``sub``, ``findall`` and ``split``
+do at worst; a literal only ever passed to ``re.match`` is tried at the text's start) over long runs of spaces,
+tabs, newlines, word characters, digits and each character and word of its own source, runs of each of those
+with a space or a letter between, and pieces of text the pattern itself matches, cut short (an unclosed bracket,
+a half-written trigger), repeated or followed by a long run of spaces or letters.
 """
 
 from __future__ import annotations
