@@ -261,17 +261,19 @@ GENERIC = [" ", "\t", "\n", "a", "A", "1", "Aa ", "a ", ".", "\u2028", "a\n", " 
 
 @dataclass(frozen=True)
 class Hostile:
-    """A text of any length: ``head``, then ``unit`` repeated to fill it."""
+    """A text of any length: ``head``, then ``unit`` repeated to fill it, then ``tail`` (a run that ends a line
+    is stripped before most parsers see it; one inside it is not)."""
 
     head: str
     unit: str
+    tail: str = ""
 
     def of(self, n: int) -> str:
-        body = max(n - len(self.head), len(self.unit))
-        return self.head + (self.unit * (body // len(self.unit) + 1))[:body]
+        body = max(n - len(self.head) - len(self.tail), len(self.unit))
+        return self.head + (self.unit * (body // len(self.unit) + 1))[:body] + self.tail
 
     def __str__(self) -> str:
-        return f"{self.head!r} + {self.unit!r}*"
+        return f"{self.head!r} + {self.unit!r}*" + (f" + {self.tail!r}" if self.tail else "")
 
 
 def hostile_texts(pattern: re.Pattern[str]) -> list[Hostile]:
@@ -451,15 +453,17 @@ def _capture(text: str) -> object:
 
 PETER = (Mention("Peter", "peter"),)
 FUNCTIONS: dict[str, Callable[[str], object]] = {
-    "parse_retain": lambda t: parse_retain("## Retain\n- W @Peter: " + t),
-    "derive_file (log)": lambda t: derive_file("memory/2026-01-05.md", "## Retain\n- W @Peter: " + t),
+    "parse_retain": lambda t: parse_retain("## Retain\n- W @Peter: " + t + " end"),
+    "derive_file (log)": lambda t: derive_file("memory/2026-01-05.md", "## Retain\n- W @Peter: " + t + " end"),
     "derive_file (entity page)": lambda t: derive_file("bank/entities/Peter.md", "# Peter\n" + t),
     "parse_entity_page": lambda t: parse_entity_page("bank/entities/Peter.md", "aliases: " + t),
     "find_mentions": find_mentions,
     "normalize_name": normalize_name,
     "find_times": lambda t: find_times(t, DAY),
-    "draft_log": lambda t: draft_log(t, DAY, ["Peter"]),
-    "draft_log (a speaker's whole turn)": lambda t: draft_log("User: " + t, DAY, ["Peter"], ["User"], whole=True),
+    "draft_log": lambda t: draft_log(t + " end.", DAY, ["Peter"]),
+    "draft_log (a speaker's whole turn)": lambda t: draft_log(
+        "User: " + t + " end.", DAY, ["Peter"], ["User"], whole=True
+    ),
     "normalized": normalized,
     "stems": stems,
     "Polarity.of": Polarity.of,
@@ -467,7 +471,7 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "relations_of (fields)": lambda t: relations_of("[lives_in:: @Lisbon] " + t, PETER, 1, DAY),
     "strip_fields": strip_fields,
     "from_page": lambda t: from_page("Peter", t),
-    "draft_turns (one long turn)": lambda t: draft_turns(_turn(t), DAY, ["Peter"]),
+    "draft_turns (one long turn)": lambda t: draft_turns(_turn(t + " end."), DAY, ["Peter"]),
     "digest (one long turn)": lambda t: digest(_turn(t), []),
     "corrections": lambda t: corrections(_turn(t)),
     "without_narration": without_narration,
@@ -501,13 +505,23 @@ def test_every_function_that_loops_over_patterns_is_linear(name: str) -> None:
 # one-paragraph turn of names (a search of the text before each name: 0.67 / 2.25 / 10.8 s at 60 / 120 / 240 KB),
 # a bullet or a log line holding a long run of spaces (PROVENANCE, _IMAGE: 1.6 / 3.1 / 9.8 s at 16k / 32k / 64k).
 NAMES = Hostile("", "Anna Berg works with Peter Clara at the Vienna office near Graz. ")
+
+
+def derive_file_of(text: str) -> object:
+    return derive_file("memory/2026-01-05.md", "# 2026-01-05\n\n## Retain\n- W @Peter: " + text + "\n")
+
+
+def draft_log_of(text: str) -> object:
+    return draft_log("# 2026-01-05\n\n" + text + "\n", DAY, ["Peter"])
+
+
 ISSUE_CASES = {
     "draft_log, a speaker's turn of names": (FUNCTIONS["draft_log (a speaker's whole turn)"], NAMES),
     "draft_turns, a turn of names": (FUNCTIONS["draft_turns (one long turn)"], NAMES),
     "Memory.capture, a turn of names": (_capture, NAMES),
-    "Memory.capture, a run of spaces": (_capture, Hostile("I met Anna in Vienna yesterday", " ")),
-    "derive_file, a bullet with a run of spaces": (FUNCTIONS["derive_file (log)"], Hostile("Peter went", " ")),
-    "draft_log, a line with a run of spaces": (FUNCTIONS["draft_log"], Hostile("I met Anna in Vienna yesterday", " ")),
+    "Memory.capture, a run of spaces": (_capture, Hostile("I met Anna in Vienna yesterday", " ", "and we talked.")),
+    "derive_file, a bullet with a run of spaces": (derive_file_of, Hostile("Peter went", " ", "to Vienna.")),
+    "draft_log, a line with a run of spaces": (draft_log_of, Hostile("I met Anna in Vienna yesterday", " ", "and we")),
 }
 
 
