@@ -317,12 +317,12 @@ def timed(call: Callable[[str], object], text: str, repeats: int, bound: float |
     (noise only ever adds time). A call is stopped after ten times the bound on the wall clock (a minute without
     one), so a runaway cannot hang the run; ``inf`` when every call was. CPU time, not wall time: on a machine
     shared with other work a call longer than a time slice waits for the CPU, and a wall clock counts that wait
-    as growth."""
+    as growth. The process's CPU, not the thread's: an index sync after a capture counts tokens on a worker thread."""
     best = float("inf")
     for _ in range(repeats):
         parse.cache_clear()  # each call reads the text anew, as a new file would be
         gc.disable()  # as timeit does: a collection that happens to fall on one rung is not the call's growth
-        started = time.thread_time()
+        started = time.process_time()
         try:
             with _stopped_after(max(10 * bound, 1.0) if bound is not None else 60.0):
                 call(text)
@@ -330,7 +330,7 @@ def timed(call: Callable[[str], object], text: str, repeats: int, bound: float |
             continue
         finally:
             gc.enable()
-        best = min(best, time.thread_time() - started)
+        best = min(best, time.process_time() - started)
         if bound is not None and best <= bound:
             break
     return best
@@ -368,6 +368,19 @@ def grows_linearly(
                 )
         n, before = 4 * n, after
     return Verdict(True)
+
+
+def quadruples_linearly(call: Callable[[str], object], small: str, large: str, slack: float = SLACK) -> str | None:
+    """One rung for a caller that builds both sizes itself (``large`` about 4x ``small``): None when
+    ``time(large) <= GROWTH * time(small) + slack``, else what was measured (after a second try)."""
+    for _ in range(2):
+        before = timed(call, small, 3)
+        bound = GROWTH * before + slack
+        after = timed(call, large, 3, bound)
+        if after <= bound:
+            return None
+    shown = "stopped, still running" if after == float("inf") else f"{after * 1000:.1f} ms"
+    return f"{len(small):,} chars {before * 1000:.2f} ms, {len(large):,} chars {shown} (> {bound * 1000:.2f})"
 
 
 def each_grows_linearly(call: Callable[[str], object], texts: list[Hostile], **rule: Any) -> list[str]:
