@@ -37,8 +37,12 @@ _CONFIDENCE = re.compile(r"^\s*c\s*[=:]\s*(?P<value>[^\s,;]+)\s*$", re.IGNORECAS
 # A mention starts a word (so an e-mail address is not one) and ends on a letter or digit ("@Peter." -> Peter).
 # A captured bullet ends with its provenance, whose words and when: "... (Peter, 14:05)" (memlane.capture).
 # It is not part of what the fact says: left out of its embedded text and of what makes two facts the same.
-PROVENANCE = re.compile(r"\s*\((?P<who>[^()\n]{1,60}), (?P<at>\d{1,2}:\d{2})\)\s*$")
-MENTION = re.compile(r"(?<![\w@])@(?:\[(?P<bracket>[^\]\n]+)\]|(?P<word>\w(?:[\w.-]*\w)?))")
+# Linear on any text: a match starts only where a run of spaces starts ((?<!\s)) and takes the run whole
+# (\s*+), so a long run is walked once, not once per space it holds (64k spaces took 9.8 s in an index).
+PROVENANCE = re.compile(r"(?<!\s)\s*+\((?P<who>[^()\n]{1,60}), (?P<at>\d{1,2}:\d{2})\)\s*+$")
+# A bracketed name runs to its "]" but never over another "@[": each unclosed "@[" of a line is then read once,
+# not once per "@[" before it (16 KB of "@[" took 0.64 s of CPU, 64 KB 9 s).
+MENTION = re.compile(r"(?<![\w@])@(?:\[(?P<bracket>(?:[^\]\n@]|@(?!\[))++)\]|(?P<word>\w(?:[\w.-]*\w)?))")
 
 
 @dataclass(frozen=True, slots=True)

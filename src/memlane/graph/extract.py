@@ -248,7 +248,8 @@ _SWITCH = re.compile(r"\bswitched\s+(?:\w+\s+)?from\s+", re.IGNORECASE)
 _LEFT_FOR = re.compile(r"\bleft\s+", re.IGNORECASE)  # "left Acme for Globex", "left Berlin for Lisbon"
 _CALLS_HOME = re.compile(r"\bcalls\s+", re.IGNORECASE)  # "calls Lisbon home"
 _NOW = re.compile(r"\b(?:the|my|our|his|her|their|its)\s+([a-z][a-z -]{0,30}?)\s+is\s+now\s+", re.IGNORECASE)
-_EX_AFTER = re.compile(r"\s+is\s+now\s+(?:his|her|their|my|an?)\s+ex\b", re.IGNORECASE)
+# Starts where a run of spaces starts and takes it whole: a long run is walked once, not once per space.
+_EX_AFTER = re.compile(r"(?<!\s)\s++is\s++now\s++(?:his|her|their|my|an?)\s++ex\b", re.IGNORECASE)
 
 # What may stand before a pattern in its clause: the subject, a pronoun, an auxiliary or an adverb.
 _LEAD_OK = frozenset(
@@ -497,7 +498,7 @@ def from_text(text: str, subject: Mention, line: int, day: dt.date | None) -> li
                 continue
             rest = sentence[m.end() :]
             first = _take(rest, _THING)
-            to = re.search(r"\s+to\s+", rest[:120], re.IGNORECASE)
+            to = re.search(r"(?<!\s)\s++to\s++", rest[:120], re.IGNORECASE)
             if first is None or to is None:
                 continue
             second = _take(rest[to.end() :], _THING)
