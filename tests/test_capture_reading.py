@@ -520,4 +520,4 @@ def test_finding_the_names_costs_the_batch_not_the_names_known(tmp_path: Path) -
             capturer.names_in(batch)
             best = min(best, time.perf_counter() - started)
         times.append(best)
-    assert times[1] <= 2 * times[0] + 0.005, times  # 16x the names; a scan of them would cost ~16x
+    assert times[1] <= 4 * times[0] + 0.02, times  # 16x the names; a scan of them would cost ~16x

@@ -103,12 +103,12 @@ def test_entity_page_lines_outside_code() -> None:
 
 @pytest.mark.no_store
 def test_patterns_are_linear_on_hostile_text() -> None:
-    import time
+    from test_linear_time import quadruples_linearly  # growth as a ratio of CPU time, not a wall-clock ceiling
 
-    hostile = "moved to " * 20_000 + "A " * 20_000 + "Left " * 20_000
-    start = time.perf_counter()
-    from_text(hostile, PETER, 1, DAY)
-    assert time.perf_counter() - start < 10  # quadratic would take minutes; a ceiling, not a benchmark
+    def hostile(n: int) -> str:
+        return "moved to " * n + "A " * n + "Left " * n
+
+    assert quadruples_linearly(lambda t: from_text(t, PETER, 1, DAY), hostile(2_500), hostile(10_000)) is None
 
 
 # -- the supersession rule as a table -------------------------------------------------------------------------
