@@ -82,6 +82,9 @@ def test_a_restatement_or_another_subject_is_not_a_supersession() -> None:
     assert other is not None and not supersede.same_thing(a, other)
     unrelated = said(4, "I bought 6 apples at the market", at="11:00")
     assert not supersede.same_thing(a, unrelated)
+    # two events on other days are not one count updated: two words alike, no word of change
+    talk = said(5, "@Ana: Ana talked about sourdough on day 5", who="Ana")
+    assert not supersede.same_thing(talk, said(6, "@Ana: Ana talked about violin on day 8", at="10:00", who="Ana"))
 
 
 def test_facts_answering_one_question_with_other_amounts_are_the_same_thing_for_it() -> None:

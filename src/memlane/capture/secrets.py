@@ -278,7 +278,7 @@ _LOGIN_PAIR = re.compile(
 # and a session cookie's value wherever it is written ("sessionid=…", "curl -b 'PHPSESSID=…'").
 _COOKIE_HEADER = re.compile(r"(?<![\w-])(?i:set-cookie|cookie)[ \t]{0,3}:[ \t]{0,3}(?P<rest>[^\n]{1,4096})")
 _SESSION_HINTS = ("sess", "sid=", "csrf", "xsrf", "remember_", "__secure-", "__host-", "wordpress_", "awsalb")
-_COOKIE_PAIR = re.compile(r"(?P<name>[^\s=;,]{1,80})=(?P<v>[^\s;,\"'\[\]]{1,4096})")
+_COOKIE_PAIR = re.compile(r"(?<![^\s=;,:])(?P<name>[^\s=;,]{1,80})=(?P<v>[^\s;,\"'\[\]]{1,4096})")
 _COOKIE_ATTRIBUTES = frozenset(("path", "domain", "expires", "max-age", "samesite", "priority", "version"))
 # Cookies that count visits or hold a setting, not a session: "_ga=GA1.2.1234567890.1234567890".
 _COOKIE_NOT_SECRET = frozenset(("_ga", "_gid", "_gat", "_fbp", "_gcl_au", "theme", "lang", "locale", "consent", "tz"))

@@ -41,7 +41,7 @@ _UPDATE = re.compile(
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
-_OPENING = re.compile(r"\s*@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
+_OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
 # A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people".
 _AMOUNT = re.compile(
     r"(?:(?P<before>[^\W\d_]{2,20})\s(?:(?:of|to|at|is|was|by|reach(?:ed)?|now)\s){0,2})?"
@@ -63,7 +63,8 @@ _MONTHS = frozenset(
 _SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
 
 OVERLAP = 0.4  # Jaccard of the two frames, for two facts to be about the same thing ...
-MIN_SHARED = 2  # frame words in common, at the least
+MIN_SHARED = 3  # frame words in common, one fewer when the later says it changed ("Ana talked about violin on
+# day 8" is not "... sourdough on day 5": two words shared, no word of change)
 COSINE = 0.8  # ... or their vectors this close (values and all)
 ANCHOR = 2  # words or values of the question that two facts answering it alike both hold
 MAX_FRAME = 24  # a fact saying more than this many things is about several: never grouped
@@ -140,7 +141,7 @@ def read(
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
     # the entities a bullet written by hand mentions (a stopword such as "@Is" names nothing).
     norms = [norm for norm, _ in mentions if norm not in STOPWORDS and norm not in _SELF]
-    first = _OPENING.match(content)
+    first = _OPENING.match(content.lstrip())
     opener = normalize_name(first.group(1)) if first else ""
     subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
     frame, values = _split(content)
@@ -191,10 +192,11 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         return False
     # Words alike are not enough: two plans, two trips, two meals are alike and both true. The later one must
     # say it changed ("now", "switched", "so far"), or the two must count one thing differently.
-    if not ((b if b.when > a.when else a).update or _counts_differ(a, b)):
+    update = (b if b.when > a.when else a).update
+    if not (update or _counts_differ(a, b)):
         return False
     shared = len(a.frame & b.frame)
-    if shared >= MIN_SHARED and shared / len(a.frame | b.frame) >= OVERLAP:
+    if shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
     return cosine is not None and shared >= 1 and cosine >= COSINE
 
