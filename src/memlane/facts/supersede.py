@@ -14,6 +14,7 @@ their own and come first.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,23 +33,27 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 # Words a speaker uses when a value changed: the later fact of a group is more surely an update.
-_UPDATE = re.compile(
-    r"\b(?:now|new|newly|just|anymore|no longer|switched|moved|upgraded|downgraded|changed|updated|so far|"
-    r"latest|currently|recently|increased|decreased|improved|reduced|grew|dropped|raised|lowered|reached|"
-    r"instead|since then|went (?:up|down)|bumped|finally|rescheduled|extended|shortened|replaced|total of)\b",
-    re.IGNORECASE,
+_UPDATE_WORDS = frozenset(
+    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently recently "  # noqa: SIM905
+    "increased decreased improved reduced grew dropped raised lowered reached instead bumped finally rescheduled "
+    "extended shortened replaced".split()
 )
+_UPDATE_PHRASES = ("no longer", "so far", "since then", "went up", "went down", "total of")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
 _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
-# A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people".
-_AMOUNT = re.compile(
-    r"(?:(?P<before>[^\W\d_]{2,20})\s(?:(?:of|to|at|is|was|by|reach(?:ed)?|now)\s){0,2})?"
-    r"(?<![\w.])(?P<n>\d+(?:[.,:]\d+)*|(?:a |an )?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|fifty|hundred|dozen))(?:st|nd|rd|th)?\s?"
-    r"(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(?P<unit>%|[^\W\d_]{1,20})?",
+# A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people", "level
+# 150", "team of 4". The number is found first; the words beside it are read from the text around it.
+_TOKEN = re.compile(r"[^\W_]+(?:[.,:]\d+)*")
+_LEADING = re.compile(r"(\d++(?:[.,:]\d++)*+)([^\W\d_]{0,5})")  # a whole token: fullmatch
+_AFTER = re.compile(
+    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(%|[^\W\d_]{1,20})",
     re.IGNORECASE,
+)
+_FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
+_COUNT_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
 )
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
@@ -130,6 +135,15 @@ def read(
     """A fact as supersession reads it, or None when it has no day (a page written by hand has no time)."""
     if not day:
         return None
+    minute, subjects, frame, values, update, amounts = _reading(content, tuple(mentions))
+    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts)
+
+
+@functools.lru_cache(maxsize=8192)
+def _reading(
+    content: str, mentions: tuple[tuple[str, str], ...]
+) -> tuple[int, frozenset[str], frozenset[str], frozenset[str], bool, frozenset[tuple[str, str]]]:
+    """What :func:`read` makes of a fact's text (kept per text: recall asks of the same facts again and again)."""
     m = PROVENANCE.search(content)
     minute = 0
     if m is not None:
@@ -147,8 +161,9 @@ def read(
     frame, values = _split(content)
     names = {n[:5] for n in norms}
     frame = frozenset(w for w in frame if w not in names)
-    update = bool(_UPDATE.search(content))
-    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts_of(content))
+    low = content.lower()
+    update = any(p in low for p in _UPDATE_PHRASES) or not _UPDATE_WORDS.isdisjoint(_WORD.findall(low))
+    return minute, subjects, frame, values, update, amounts_of(content)
 
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
@@ -156,17 +171,26 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
     "78%", "5th project") and the word before it ("level 150", "team of 4"), as five-letter stems; a stopword
     counts nothing, so a number may give two pairs, one or none."""
     out: set[tuple[str, str]] = set()
-    for m in _AMOUNT.finditer(text):
-        n = m.group("n").lower().replace(",", "")
-        for word in (m.group("unit"), m.group("before")):
-            low = (word or "").lower()
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        number = _LEADING.fullmatch(token)
+        if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
+            continue  # not a number, or a version's later part ("v1.2")
+        n = (number.group(1) if number else token).lower().replace(",", "")
+        suffix = number.group(2).lower() if number else ""
+        if suffix and suffix not in ("st", "nd", "rd", "th"):
+            out.add((n, suffix.rstrip("s") or suffix))  # "250ms", "78kg"
+            continue
+        after = _AFTER.match(text, m.end(), m.end() + 80)
+        words = text[max(0, m.start() - 60) : m.start()].split()
+        while words and words[-1].lower() in _FILLER:
+            words.pop()
+        before = words[-1] if words and words[-1].isalpha() and 2 <= len(words[-1]) <= 20 else ""
+        for word in (after.group(1) if after else "", before):
+            low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
                 out.add((n, low[:5].rstrip("s")))
     return frozenset(out)
-
-
-def _numeric(value: str) -> bool:
-    return value[:1].isdigit() or value[1:2].isdigit() or value in _NUMBER_WORDS
 
 
 def question(query: str) -> Said:
