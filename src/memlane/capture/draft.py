@@ -141,7 +141,7 @@ _PAST = (
     "registered|rewrote|swapped|dropped|deleted|excluded|increased|reduced|raised|lowered|bumped|upgraded|"
     "downgraded|migrated|ran|verified|tested|confirmed|found|traced|identified|resolved|hardcoded|"
     "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
-    "hooked|attempted|tried|checked|made|gave|kept|noted|logged|recorded|locked|pinned|opened|closed|"
+    "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
     "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
     "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
 )
@@ -426,7 +426,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
     size = _size(u)
-    bonus = 0.1 if _specific(u) else 0.0
+    bonus = 0.1 if _specific(u) or _names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
     if _INSTRUCTION.search(u) and size >= 3:
         kind, score, role = "world", 0.95, "remember"
