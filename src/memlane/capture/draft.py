@@ -51,7 +51,7 @@ from .turns import Turn
 THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the dev set's tune half
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
-PERSON_PER_TURN = 3  # bullets drafted from one of the person's turns at most (its highest scored)
+PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
 MAX_CHARS = 320  # a bullet's text past this is cut at a word boundary outside backticks
 SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
@@ -81,7 +81,7 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 _INSTRUCTION = re.compile(
     r"\b(?:remember(?: that)?|don'?t forget|from now on|going forward|keep in mind|make sure|"
     r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
-    r"do not ever|in the future)\b",
+    r"do not ever)\b",
     re.I,
 )
 _DECISION = re.compile(
@@ -383,7 +383,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         if question and meaningful and not _SOCIAL.match(whole):
             text = f"{speaker} answered {_quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
-            return [_Candidate(score, "world", text, i, speaker, "decided")]
+            return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
     for u in units:
         c = _person_unit(u, i, speaker, day)
         if c is not None:
