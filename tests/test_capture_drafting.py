@@ -355,3 +355,32 @@ def test_every_verbatim_span_of_a_dev_set_bullet_is_in_its_turn() -> None:
                 assert span in source, (path.name, span, d.draft.content)
                 checked += 1
     assert checked > 50
+
+
+# --- linear on hostile input -------------------------------------------------------------------------
+
+HOSTILE = {
+    "backtick sentences": lambda n: "I said `a`. And `b` too. " * n,
+    "spaces": lambda n: "I run " + " " * (50_000 * n) + "Arch.",
+    "a path": lambda n: "I keep it in " + "/my" * (20_000 * n) + " today.",
+    "capitals": lambda n: "I met " + "Ana Bo Cy " * (5_000 * n) + "yesterday.",
+    "machine lines": lambda n: "$ ls -la\n" * (5_000 * n) + "I fixed it.",
+    "an agent report": lambda n: "Done.\n\n" + "- Added `x` to `y`\n" * (3_000 * n),
+}
+
+
+def _seconds(text: str) -> float:
+    import time
+
+    started = time.perf_counter()
+    draft_turns([_t("user", text), _t("assistant", text, 1)], DAY, ())
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("hostile", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_drafting_stays_linear_on_hostile_input(hostile: Any) -> None:
+    """Four times the input takes at most about four times as long (a ratio: a loaded machine slows both)."""
+    _seconds(hostile(1))  # warm up
+    small = min(_seconds(hostile(1)) for _ in range(3))
+    large = min(_seconds(hostile(4)) for _ in range(3))
+    assert large < 8 * max(small, 0.01), (small, large)

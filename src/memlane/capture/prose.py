@@ -197,8 +197,11 @@ def _sentences(text: str) -> list[str]:
     spans = [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]{0,300}`", text)]
     out: list[str] = []
     start = 0
+    at = 0  # spans and sentence ends both run left to right: one walk, linear
     for m in _SENTENCE_END.finditer(text):
-        if any(a < m.start() < b for a, b in spans):
+        while at < len(spans) and spans[at][1] <= m.start():
+            at += 1
+        if at < len(spans) and spans[at][0] < m.start() < spans[at][1]:
             continue
         out.append(text[start : m.start()].strip())
         start = m.end()
