@@ -384,3 +384,36 @@ def test_drafting_stays_linear_on_hostile_input(hostile: Any) -> None:
     small = min(_seconds(hostile(1)) for _ in range(3))
     large = min(_seconds(hostile(4)) for _ in range(3))
     assert large < 8 * max(small, 0.01), (small, large)
+
+
+# --- the LLM path (43.5): the same source filter and trust boundary before anything is sent ----------
+
+
+def test_the_llm_path_sends_only_prose(tmp_path: Path) -> None:
+    from vendor_server import VendorServer
+
+    server = VendorServer().start()
+    try:
+        server.state.chat_replies.append("- W @User: User runs Arch with Hyprland.\n")
+        config = {
+            "agents": {
+                "defaults": {
+                    "capture": {"llm": True},
+                    "llm": {"baseUrl": f"{server.url}/v1", "apiKey": "sk-llm-x", "model": "m-1"},
+                }
+            }
+        }
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        turns = [
+            _turn("I run Arch with Hyprland.\n\n```\n$ uname -a\nLinux arch 6.9.1 #1 SMP x86_64\n```", 14, 0),
+            _turn("Done — I set the delay to 10 minutes.", 14, 1, "assistant"),
+        ]
+        with memlane.open(ws, provider=FakeEmbedder(), config=config) as mem:
+            mem.capture(turns, session="s", now=NOW)
+        [request] = [r for r in server.state.requests if r.kind == "chat.completions"]
+        sent = request.body["messages"][1]["content"]
+        assert "I run Arch with Hyprland." in sent and "I set the delay to 10 minutes" in sent, sent
+        assert "uname" not in sent and "x86_64" not in sent, sent
+    finally:
+        server.stop()
