@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from ..facts.retain import normalize_name
 from ..facts.timeparse import find_times
-from ..reflect.extract import Draft, normalized
+from ..reflect.extract import Draft, draft_log, normalized
 from ..search.keywords import STOPWORDS
 from .prose import Prose, read_prose
 from .turns import Turn
@@ -320,11 +320,13 @@ def draft_candidates(
     turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User"
 ) -> list[Drafted]:
     """The drafts of a batch within its budget, in the order they were said."""
+    known = list(known)
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
     outside = OutsideText(turns)
     cands: list[_Candidate] = []
     said: set[str] = set()
+    chat: list[_Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
     spoken = 0
     for i, t in enumerate(turns):
@@ -340,6 +342,8 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(_agent(prose, i, outside))
             prev_agent = prose
+        elif t.name:
+            chat.extend(_named(prose, i, t.name, day, known))
         else:
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
@@ -357,8 +361,14 @@ def draft_candidates(
         ranked.append(k)
         if len(ranked) >= limit:
             break
+    for c in chat:
+        norm = normalized(c.text)
+        if norm and norm not in seen:
+            seen.add(norm)
+            cands.append(c)
+            ranked.append(len(cands) - 1)
     out: list[Drafted] = []
-    for k in sorted(ranked):
+    for k in sorted(ranked, key=lambda k: (cands[k].turn, k)):
         c = cands[k]
         who = None if c.speaker == "assistant" else c.speaker
         draft = Draft(c.kind, c.text, entities(c.text, who, names, lower), 0, c.confidence)
@@ -395,6 +405,23 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         text = f"{speaker} shared an error: `{prose.error}`" if "`" not in prose.error else prose.error
         out.append(_Candidate(0.55, "world", text, i, speaker, ""))
     return out
+
+
+def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable[str]) -> list[_Candidate]:
+    """A named speaker's prose (people talking to each other, no agent: a LoCoMo-style chat) drafted by the
+    rules of ``memlane retain`` after the source filter: its third-person bullets are what those
+    conversations were tuned and measured on (LoCoMo's replay R@5); the budget does not apply to them."""
+    text = " ".join(_clean(u) for u in prose.units)
+    if not text:
+        return []
+    label = " ".join(w[:1].upper() + w[1:] for w in re.findall(r"[\w'’.-]+", name)[:3]) or "User"
+    drafts = draft_log(f"{label}: {_escape_markdown(text)}", day, known, speakers=[label], whole=True)
+    return [_Candidate(0.6, d.kind, d.content, i, name, "", d.confidence) for d in drafts]
+
+
+def _escape_markdown(text: str) -> str:
+    """A turn's prose as one log line: a heading, fence or list marker inside it is text."""
+    return re.sub(r"^(\s*)(#|```|~~~|[-*+] )", r"\1\\\2", text)
 
 
 def _quote(question: str) -> str:
