@@ -429,6 +429,34 @@ def _quote(question: str) -> str:
     return f'"{q}"' if '"' not in q else f"“{q}”"
 
 
+_HOLLOW = frozenset(
+    [
+        "like",
+        "want",
+        "need",
+        "see",
+        "get",
+        "make",
+        "let",
+        "lets",
+        "please",
+        "would",
+        "should",
+        "more",
+        "some",
+        "try",
+        "going",
+        "look",
+    ]
+)
+
+
+def _substance(text: str) -> bool:
+    """Says what: a content word besides the verbs of wanting ("I would like to see more" says nothing)."""
+    words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return any(w not in STOPWORDS and w not in _HOLLOW for w in words) or bool(_CJK.search(text))
+
+
 def _size(text: str) -> int:
     """Words in ``text``, counting a run of CJK characters as one word per two characters."""
     return len(text.split()) + len(_CJK.findall(text)) // 2
@@ -461,7 +489,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     elif _WORKED.search(u):
         kind, score, role = "world", 0.85, "decided"
         conf = None
-    elif _DECISION.search(u) and size >= 3:
+    elif _DECISION.search(u) and size >= 3 and _substance(u):
         kind, score, role = "world", 0.8, "decided"
         conf = None
     elif conf is not None and size >= 3:
