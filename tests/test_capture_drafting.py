@@ -417,3 +417,13 @@ def test_the_llm_path_sends_only_prose(tmp_path: Path) -> None:
         assert "uname" not in sent and "x86_64" not in sent, sent
     finally:
         server.stop()
+
+
+def test_named_speakers_keep_their_third_person_bullets_after_the_source_filter() -> None:
+    turns = [
+        Turn("user", "I adopted a cat named Miso last week.", dt.datetime(2026, 5, 1, 14, 0), "Kim"),
+        Turn("user", "Look:\n\n```\n# I started the dev server yesterday\n```", dt.datetime(2026, 5, 1, 14, 1), "Kim"),
+    ]
+    texts = _texts(turns)
+    assert any(t.startswith("Kim adopted a cat named Miso last week") for t in texts), texts
+    assert not any("dev server" in t for t in texts), texts
