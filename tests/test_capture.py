@@ -57,9 +57,12 @@ def test_a_conversation_becomes_a_session_section_with_a_digest_and_retain_bulle
         assert problems == []
         contents = [f.content for f in facts]
         # the correction wins: Lisbon, never Porto; whose words and when, on every bullet
-        assert any("User is moving to Lisbon in May with User's sister Ana" in c for c in contents), contents
+        # the person's words as they wrote them, the speaker named (issue 42: fidelity)
+        assert any("User said: I'm moving to Lisbon in May with my sister Ana." in c for c in contents), contents
         assert not any("Porto" in c for c in contents)
-        assert all(c.endswith(("(User, 14:02)", "(User, 14:07)", "(assistant, 14:05)")) for c in contents), contents
+        assert all(
+            c.endswith(("(User, 14:02)", "(User, 14:07)", "(User, 14:09)", "(assistant, 14:05)")) for c in contents
+        )
         # the assistant's own work is its experience; its claim about the world and its narration are not kept
         assert any(f.kind == "experience" and f.content.startswith("I booked the flight") for f in facts)
         assert "Braga" not in text and "Let me check" not in text and "I'll look" not in text
@@ -116,7 +119,7 @@ def test_each_turn_goes_to_the_log_of_its_own_day(tmp_path: Path) -> None:
 
 def test_facts_memory_already_holds_are_restatements_not_new_bullets(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    write(ws, "memory/2026-04-20.md", "# 2026-04-20\n\n## Retain\n- W @User: User adopted a cat named Miso.\n")
+    write(ws, "memory/2026-04-20.md", "# 2026-04-20\n\n## Retain\n- W @User: User said: I adopted a cat named Miso.\n")
     with _open(ws) as mem:
         mem.sync()
         report = mem.capture([_turn("user", "I adopted a cat named Miso.", 10, 0)], session="x", now=NOW)

@@ -1,0 +1,585 @@
+"""What capture drafts from the turns of a conversation: the offline rules.
+
+Only prose is read: each turn goes through the source filter first (:mod:`memlane.capture.prose`), so
+pasted code, shell sessions, logs, stack traces, data and tables are quotes, never facts. Then who
+said it decides what may be kept:
+
+- **The person** (a user turn, or any named speaker): what they say of themselves, their setup, projects,
+  preferences and decisions, and their instructions for the future ("always", "never", "remember",
+  "make sure", "from now on"). A short answer to the agent's question keeps the question it answers;
+  "option B" / "the second one" is resolved to the option the agent's turn listed (the person adopted
+  it: their decision, with its content).
+- **The agent** (an unnamed assistant turn): only its outcomes in the person's environment, as ``B``:
+  what it changed, created, fixed, ran, or found to be the cause ("Done — ...", "Added ...",
+  "I've created ...", "The root cause was ..."). Never its advice, explanations, refusals, questions or
+  narration, and never a sentence that restates a tool turn (text from outside the conversation: a
+  shared run of :data:`SHARED_RUN` words, or most of its content words in one tool turn).
+- **Tool turns** (``role="tool"``: tool results, fetched pages, files read) are never drafted; they are
+  only read to recognise the agent restating them.
+
+Fidelity: the speaker's words are kept as they wrote them, in their first person, after the speaker's
+name ("User said: I run Arch with Hyprland"). Nothing is rewritten or capitalised: a rewrite into the
+third person has to guess verbs and pronouns ("I dont" -> "User dont", ``~/.oh-my-zsh`` ->
+``~/.oh-User's-zsh``) and loses the words a person later asks with ("read my Bible"). Backtick spans,
+paths, commands, URLs, numbers and quotes are therefore kept byte for byte. Only emphasis markers and a
+host's image placeholders are removed, and a relative date is followed by the date it means.
+
+Budget: a candidate is drafted when its score (how likely a person is to ask for it later) is at least
+:data:`THRESHOLD`; instructions and decisions score highest, then the person's statements about
+themselves and the agent's first outcome of a turn, then the rest. One of the person's turns yields at
+most :data:`PERSON_PER_TURN` bullets, an agent turn :data:`AGENT_PER_TURN`. Every one of these depends on
+its turn (and the agent turn before it) only, so a batch cut in two drafts what it drafts whole (an
+import interrupted and run again writes the same bullets) unless a batch of ``n`` turns reaches the cap
+of ``BUDGET_BASE + BUDGET_PER_TURN * n`` bullets, which keeps the highest scored. Each fact once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..facts.retain import normalize_name
+from ..facts.timeparse import find_times
+from ..reflect.extract import Draft, draft_log, normalized
+from ..search.keywords import STOPWORDS
+from .prose import Prose, read_prose
+from .turns import Turn
+
+THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the dev set's tune half
+BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
+BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
+PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
+AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
+MAX_CHARS = 320  # a bullet's text past this is cut at a word boundary outside backticks
+SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
+SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
+MAX_ENTITIES = 3  # besides the speaker
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """A draft and the turn it came from (index into the batch)."""
+
+    draft: Draft
+    turn: int
+    speaker: str  # whose words: a name, "user" or "assistant"
+    score: float = 0.0  # how likely a person is to ask for it later (the budget keeps the highest)
+    role: str = ""  # "remember" | "decided" | "done" | "found" | "" : what the digest calls it
+
+
+def speaker_of(turn: Turn, user_name: str) -> str:
+    if turn.name:
+        return turn.name
+    return user_name if turn.role == "user" else "assistant"
+
+
+# --- the person's words ------------------------------------------------------------------------------
+
+_INSTRUCTION = re.compile(
+    r"\b(?:remember(?: that)?|don'?t forget|from now on|going forward|keep in mind|make sure|"
+    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
+    r"do not ever)\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(?:let'?s|lets|we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
+    r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
+    r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
+    re.I,
+)
+_OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"\b(?:love[sd]?|hate[sd]?|can'?t stand|adore[sd]?|favou?rite)\b", re.I), 0.9),
+    (
+        re.compile(r"\b(?:prefer(?:s|red)?|likes?|liked|enjoy(?:s|ed)?|dislikes?|rather|looks? (?:the )?best)\b", re.I),
+        0.75,
+    ),
+    (re.compile(r"\b(?:i think|i believe|i feel|in my opinion)\b", re.I), 0.6),
+)
+_IRREGULAR = frozenset(
+    re.findall(
+        r"\S+",
+        "went made got did took met saw found wrote built ran began bought sold won lost gave brought left spent came "
+        "told taught read drove flew sent put set thought felt knew kept heard paid meant woke broke chose forgot fell "
+        "hit led let rode sat shot shut spoke stood stuck threw wore",
+    )
+)
+_WORKED = re.compile(
+    r"\b(?:this|that|it|which) (?:finally )?(?:worked|works now|fixed it|did it|did the trick|solved it)\b", re.I
+)
+_DID = re.compile(rf"\b(?:i|we) (?:just |finally |also |already )?(?:\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
+_PAST_ANY = re.compile(rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
+_FIRST_PERSON = re.compile(r"(?<![\w'’-])(?:I|i|I'm|I've|I'll|I'd|Im|me|my|My|mine|myself|we|We|us|our|Our)(?![\w'’-])")
+_SELF = re.compile(
+    r"\b(?:i'?m|i am|i'?ve|i have|i usually|i often|i work|i live|i own|i use|i run|i travel|i develop|i build|"
+    r"i manage|i do|my|our|we have|we use|we run|i used|i've used)\b",
+    re.I,
+)
+_SOCIAL = re.compile(
+    r"^(?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|sure|thanks|thank you|thx|ty|cool|nice|great|awesome|perfect|"
+    r"sweet|dope|wow|lol|haha|hi|hello|hey|good|done|got it|sounds good|looks good|makes sense|please|go ahead|"
+    r"continue|proceed|next)\b[\s!.,]*(?:please|thanks|thank you)?[\s!.]*$",
+    re.I,
+)
+_YES = re.compile(r"^(?:ok(?:ay)?|yes|yeah|yep|yup|sure|please|do it|go ahead|all of (?:it|them)|both)\b", re.I)
+_OPTION = re.compile(
+    r"\b(?:option|choice|plan|approach|number|#)\s*(?P<label>[A-Ha-h1-9])\b|^(?:(?:let'?s|lets|i'?ll) )?"
+    r"(?:(?:go with|do|use|try|pick|take) )?"
+    r"(?P<bare>[A-Ha-h1-9])[).]?$|\bthe (?P<ord>first|second|third|fourth|fifth|last) (?:one|option)\b",
+    re.I,
+)
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
+
+# --- the agent's words -------------------------------------------------------------------------------
+
+_PAST = (
+    "added|created|fixed|updated|changed|installed|removed|renamed|moved|set|configured|implemented|wrote|replaced|"
+    "enabled|disabled|refactored|deployed|pushed|committed|built|generated|switched|restored|reverted|merged|"
+    "cleaned|patched|wired|introduced|extended|mapped|documented|converted|applied|adjusted|saved|scheduled|"
+    "registered|rewrote|swapped|dropped|deleted|excluded|increased|reduced|raised|lowered|bumped|upgraded|"
+    "downgraded|migrated|ran|verified|tested|confirmed|found|traced|identified|resolved|hardcoded|"
+    "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
+    "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
+    "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
+    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
+)
+_OUTCOME = re.compile(
+    rf"^(?:\W{{0,3}})(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
+    rf"applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
+    rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
+    rf"|(?:i|we) (?:hit|got|saw|ran into|had to)\b|found it\b|found the\b|the (?:root )?cause\b"
+    rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
+    re.I,
+)
+_NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
+_CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
+_ADVICE = re.compile(
+    r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
+    r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
+    r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
+    r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
+    re.I,
+)
+_HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
+NARRATION = re.compile(
+    r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
+    r"(?:let me|let's (?:check|look|see|start|run|try|read|open|search)|i'll|i will|i'm going to|i am going to|"
+    r"i need to|i should|i'm now|i am now|now i|next i|first i|looking at|checking|reading|searching|running)\b",
+    re.IGNORECASE,
+)
+_SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
+
+# --- fidelity ----------------------------------------------------------------------------------------
+
+# Spans kept byte for byte: backticks, quotes, URLs, paths and identifiers (any token with a path or code
+# character in it).
+PROTECTED = re.compile(
+    r"`[^`\n]{0,300}`|\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|https?://\S{1,500}"
+    r"|[^\s`\"“]{0,200}[/\\~_=<>{}\[\]$]\S{0,200}|\S{1,200}\.[A-Za-z0-9]\S{0,200}"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_URL_ONLY = re.compile(r"^\W{0,3}(https?://\S{1,500}?)[\s.!)]*$")
+_BODY = re.compile(r"^[^:]{1,80} (?:said|answered|chose)[^:]{0,400}: ")  # the speaker's lead-in
+_IMAGE_REF = re.compile(r"\[Image #\d{1,4}\]")  # the host's placeholder for a pasted image
+_QUESTION = re.compile(
+    r"^(?:what|why|how|where|when|which|who|can (?:we|you|i)|could (?:we|you)|would you|will (?:it|this|any|you)|"
+    r"is (?:there|it|this)|are (?:there|they|these)|do (?:you|we|i)|does|did|should (?:i|we)|any way|is that)\b",
+    re.I,
+)
+_EMPHASIS = re.compile(r"(?<![*\w])\*\*(?=\S)|(?<=\S)\*\*(?![*\w])|(?<![_\w])__(?=\S)|(?<=\S)__(?![_\w])")
+
+
+def _clean(text: str) -> str:
+    """A prose unit as a bullet writes it: emphasis markers out (outside backticks), spaces collapsed."""
+    text = _IMAGE_REF.sub("", text)
+    parts = re.split(r"(`[^`\n]{0,300}`)", text)
+    text = "".join(p if p.startswith("`") else _EMPHASIS.sub("", p) for p in parts)
+    return " ".join(text.split())
+
+
+def _cut(text: str) -> str:
+    """At most MAX_CHARS, cut at a space outside backticks and quotes."""
+    if len(text) <= MAX_CHARS:
+        return text
+    spans = [(m.start(), m.end()) for m in PROTECTED.finditer(text)]
+    cut = MAX_CHARS
+    for i in range(MAX_CHARS, 0, -1):
+        if text[i] == " " and not any(a < i < b for a, b in spans):
+            cut = i
+            break
+    return text[:cut].rstrip(" ,;:—–-") + " …"
+
+
+# --- entities ----------------------------------------------------------------------------------------
+
+_CAPITALISED = re.compile(
+    r"(?<![\w@'’.&-])((?=[A-Z][\w&]{0,40}[a-z])[A-Z][\w&]{0,40}(?:[ -][A-Z][\w&]{0,40}){0,2}"
+    r"|[A-Z][\w&]{0,40}(?:[ -](?=[A-Z][\w&]{0,40}[a-z])[A-Z][\w&]{0,40}){1,2})(?![\w'’&-])"
+)
+_NOT_NAMES = frozenset(
+    re.findall(
+        r"\S+",
+        "I The A An And But So Then This That These Those It We You He She They My Our Your His Her Their "
+        "What When Where Why How Who Which Yes No Oh Hey Hi Hello Thanks Thank Wow Great Good Nice Sure Well "
+        "Today Yesterday Tomorrow Also Just Really Totally Awesome Cool Sounds Let Lets Okay Ok Done Note "
+        "Notes Error Errors Warning Added Use Used Uses User Users Temp Recommended If Don Do Does Did Not "
+        "Now New Next Last First Second Third All Any Each Every Some None Both Either More Most Less Only "
+        "Please Maybe Perhaps Here There Still Even Update Updated Fixed Created Changed Removed Install "
+        "Installed Run Running Check Try See Make Set Add Read Write File Files Folder Config Settings Option "
+        "Options Step Steps Summary Result Results Status Test Tests Issue Issues Problem Fix Change Changes "
+        "Feature Features Version Default Current Example Examples Usage Output Input Value Values Type Types "
+        "Name Names Time Date Day Week Month Year Morning Evening Night Monday Tuesday Wednesday Thursday "
+        "Friday Saturday Sunday January February March April May June July August September October November "
+        "December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun Assistant "
+        "System Tool Tools Agent Before After During While With Without From Into Over Under True False Null "
+        "None TODO Important Remember Always Never Yeah Nah Nope Yep Alright Cause Because Since",
+    )
+)
+
+
+def entities(content: str, speaker: str | None, names: dict[str, str], lower_names: dict[str, str]) -> tuple[str, ...]:
+    """The entities of a bullet: its speaker, known names as written (a known name spelled in lower case
+    also in any case), and capitalised names past a sentence's start outside protected spans that are not
+    common words. Decided from the text alone, so an import interrupted and run again finds the same."""
+    found: dict[str, str] = {}
+    if speaker:
+        found[normalize_name(speaker)] = names.get(normalize_name(speaker), speaker)
+    plain = PROTECTED.sub(lambda m: " " * len(m.group(0)), content)
+    for m in _CAPITALISED.finditer(plain):
+        phrase = m.group(1)
+        key = normalize_name(phrase)
+        if key in names and names[key] == phrase:
+            found.setdefault(key, names[key])
+            continue
+        words = phrase.replace("-", " ").split()
+        while words and words[0] in _NOT_NAMES:
+            words = words[1:]
+        if not words:
+            continue
+        lead = plain[: m.start()].rstrip()
+        initial = not lead or lead[-1] in ".!?:;—–-(\"'“*#>|"
+        if initial and words[0] == phrase.split()[0]:
+            continue  # a sentence's first word proves nothing
+        phrase = " ".join(w for w in words)
+        if any(w in _NOT_NAMES for w in words) or phrase.casefold() in STOPWORDS:
+            continue
+        found.setdefault(normalize_name(phrase), phrase)
+    for key, name in lower_names.items():  # known names written in lower case ("warelay")
+        if key not in found and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", plain, re.IGNORECASE):
+            found[key] = name
+    items = list(found.values())
+    return tuple(items[: MAX_ENTITIES + (1 if speaker else 0)])
+
+
+# --- outside text ------------------------------------------------------------------------------------
+
+
+class OutsideText:
+    """The tool turns of a batch, to recognise an agent sentence that restates one of them."""
+
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        self.runs: set[tuple[str, ...]] = set()
+        self.words: list[tuple[int, frozenset[str]]] = []
+        for i, t in enumerate(turns):
+            if t.role != "tool":
+                continue
+            toks = re.findall(r"\w+", t.content.casefold())
+            for k in range(len(toks) - SHARED_RUN + 1):
+                self.runs.add(tuple(toks[k : k + SHARED_RUN]))
+            self.words.append((i, frozenset(toks)))
+
+    def restates(self, sentence: str, before: int) -> bool:
+        if not self.words:
+            return False
+        toks = re.findall(r"\w+", sentence.casefold())
+        if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
+            return True
+        content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
+        if len(content) < 5:
+            return False
+        return any(i < before and len(content & words) >= SHARED_SHARE * len(content) for i, words in self.words)
+
+
+# --- drafting ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Candidate:
+    score: float
+    kind: str
+    text: str
+    turn: int
+    speaker: str
+    role: str
+    confidence: float | None = None
+
+
+def draft_candidates(
+    turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User"
+) -> list[Drafted]:
+    """The drafts of a batch within its budget, in the order they were said."""
+    known = list(known)
+    names = {normalize_name(n): n for n in known if normalize_name(n)}
+    lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
+    outside = OutsideText(turns)
+    cands: list[_Candidate] = []
+    said: set[str] = set()
+    chat: list[_Candidate] = []  # named speakers' statements: not ranked against the budget
+    prev_agent: Prose | None = None
+    spoken = 0
+    for i, t in enumerate(turns):
+        if t.role == "tool":
+            continue
+        spoken += 1
+        key = normalized(t.content)
+        if key in said and len(key.split()) >= 6:
+            continue  # a pasted-back old turn is not recorded again
+        said.add(key)
+        prose = read_prose(t.content)
+        speaker = speaker_of(t, user_name)
+        if t.role == "assistant" and not t.name:
+            cands.extend(_agent(prose, i, outside))
+            prev_agent = prose
+        elif t.name:
+            chat.extend(_named(prose, i, t.name, day, known))
+        else:
+            cands.extend(_person(prose, i, speaker, prev_agent, day))
+            prev_agent = None if t.role == "user" else prev_agent
+    limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken)
+    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, k))
+    ranked = []
+    seen: set[str] = set()
+    for k in keep:
+        c = cands[k]
+        c.text = _cut(c.text)
+        norm = normalized(_BODY.sub("", c.text))
+        if not norm or norm in seen:
+            continue
+        seen.add(norm)
+        ranked.append(k)
+        if len(ranked) >= limit:
+            break
+    for c in chat:
+        norm = normalized(c.text)
+        if norm and norm not in seen:
+            seen.add(norm)
+            cands.append(c)
+            ranked.append(len(cands) - 1)
+    out: list[Drafted] = []
+    for k in sorted(ranked, key=lambda k: (cands[k].turn, k)):
+        c = cands[k]
+        who = None if c.speaker == "assistant" else c.speaker
+        draft = Draft(c.kind, c.text, entities(c.text, who, names, lower), 0, c.confidence)
+        out.append(Drafted(draft, c.turn, c.speaker, c.score, c.role))
+    return out
+
+
+def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
+    units = [_clean(u) for u in prose.units]
+    words = sum(len(u.split()) for u in units)
+    out: list[_Candidate] = []
+    whole = " ".join(units)
+    if prev_agent is not None and 0 < words <= 8 and not whole.endswith("?"):
+        adopted = _adopted(whole, prev_agent)
+        if adopted is not None:
+            label, option = adopted
+            text = f"{speaker} chose {label}: {option}"
+            return [_Candidate(0.95, "world", text, i, speaker, "decided")]
+        question = next((_clean(u) for u in reversed(prev_agent.units) if u.rstrip().endswith("?")), None)
+        rest = _YES.sub("", whole).strip(" ,.!")
+        meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS]
+        if question and meaningful and not _SOCIAL.match(whole):
+            text = f"{speaker} answered {_quote(question)}: {whole}"
+            score = 0.7 + (0.1 if _specific(whole) else 0.0)
+            return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
+    for u in units:
+        c = _person_unit(u, i, speaker, day)
+        if c is not None:
+            out.append(c)
+    if len(out) > PERSON_PER_TURN:
+        best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:PERSON_PER_TURN]
+        out = [out[k] for k in sorted(best)]
+    if prose.error and prose.dropped and len(out) < 3:
+        text = f"{speaker} shared an error: `{prose.error}`" if "`" not in prose.error else prose.error
+        out.append(_Candidate(0.55, "world", text, i, speaker, ""))
+    return out
+
+
+def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable[str]) -> list[_Candidate]:
+    """A named speaker's prose (people talking to each other, no agent: a LoCoMo-style chat) drafted by the
+    rules of ``memlane retain`` after the source filter: its third-person bullets are what those
+    conversations were tuned and measured on (LoCoMo's replay R@5); the budget does not apply to them."""
+    text = " ".join(_clean(u) for u in prose.units)
+    if not text:
+        return []
+    label = " ".join(w[:1].upper() + w[1:] for w in re.findall(r"[\w'’.-]+", name)[:3]) or "User"
+    drafts = draft_log(f"{label}: {_escape_markdown(text)}", day, known, speakers=[label], whole=True)
+    return [_Candidate(0.6, d.kind, d.content, i, name, "", d.confidence) for d in drafts]
+
+
+def _escape_markdown(text: str) -> str:
+    """A turn's prose as one log line: a heading, fence or list marker inside it is text."""
+    return re.sub(r"^(\s*)(#|```|~~~|[-*+] )", r"\1\\\2", text)
+
+
+def _quote(question: str) -> str:
+    q = _cut(question)
+    return f'"{q}"' if '"' not in q else f"“{q}”"
+
+
+_HOLLOW = frozenset(
+    [
+        "like",
+        "want",
+        "need",
+        "see",
+        "get",
+        "make",
+        "let",
+        "lets",
+        "please",
+        "would",
+        "should",
+        "more",
+        "some",
+        "try",
+        "going",
+        "look",
+    ]
+)
+
+
+def _substance(text: str) -> bool:
+    """Says what: a content word besides the verbs of wanting ("I would like to see more" says nothing)."""
+    words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return any(w not in STOPWORDS and w not in _HOLLOW for w in words) or bool(_CJK.search(text))
+
+
+def _size(text: str) -> int:
+    """Words in ``text``, counting a run of CJK characters as one word per two characters."""
+    return len(text.split()) + len(_CJK.findall(text)) // 2
+
+
+def _specific(text: str) -> bool:
+    """Names a value: a number, a backtick span, a path, a URL or an identifier."""
+    return bool(re.search(r"\d", text) or PROTECTED.search(text))
+
+
+def _names_someone(text: str) -> bool:
+    """Holds a capitalised word that is not a common one (a name, wherever it stands)."""
+    return any(w not in _NOT_NAMES for w in re.findall(r"(?<![\w'’])[A-Z][a-z]{2,}(?![\w'’])", text))
+
+
+def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
+    words = u.split()
+    url = _URL_ONLY.match(u)
+    if url:
+        return _Candidate(0.6, "world", f"{speaker} shared {url.group(1)}", i, speaker, "")
+    if not words or u.endswith("?") or _SOCIAL.match(u) or (_QUESTION.match(u) and not _DECISION.search(u)):
+        return None
+    content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
+    size = _size(u)
+    bonus = 0.1 if _specific(u) or _names_someone(u) else 0.0
+    conf = next((c for p, c in _OPINION if p.search(u)), None)
+    if _INSTRUCTION.search(u) and size >= 3:
+        kind, score, role = "world", 0.95, "remember"
+        conf = None
+    elif _WORKED.search(u):
+        kind, score, role = "world", 0.85, "decided"
+        conf = None
+    elif _DECISION.search(u) and size >= 3 and _substance(u):
+        kind, score, role = "world", 0.8, "decided"
+        conf = None
+    elif conf is not None and size >= 3:
+        kind, score, role = "opinion", 0.7, ""
+    elif _DID.search(u) and size >= 4 and content >= 1:
+        kind, score, role = "experience", 0.6, ""
+    elif _SELF.search(u) and size >= 4 and content >= 1:
+        kind, score, role = "world", 0.7, ""
+    elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and _names_someone(u):
+        kind, score, role = "experience" if _FIRST_PERSON.search(u) else "world", 0.5, ""
+    elif size >= 4 and content >= 2:
+        kind, score, role = "world", 0.45, ""
+    else:
+        return None
+    score += bonus
+    return _Candidate(score, kind, _self_contained(u, speaker, day), i, speaker, role, conf)
+
+
+def _self_contained(u: str, speaker: str, day: dt.date | None) -> str:
+    """The sentence as it reads later: the speaker named, relative dates followed by the date they mean."""
+    out = u.rstrip(" ,;")
+    for t in sorted(find_times(out, day), key=lambda t: -t.start):
+        if t.relative:
+            out = f"{out[: t.end]} ({t.range}){out[t.end :]}"
+    plain = PROTECTED.sub(" ", out)
+    return f"{speaker} said: {out}" if _FIRST_PERSON.search(plain) else out
+
+
+def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
+    """The option of the agent's turn that a short reply picks ("option B", "2", "the second one")."""
+    m = _OPTION.search(reply.strip().rstrip(".!"))
+    if m is None:
+        return None
+    options = [_clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
+    labelled: dict[str, str] = {}
+    for u in agent.units:
+        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", _clean(u), re.I)
+        if lab:
+            labelled.setdefault(lab.group(1).upper(), _clean(u))
+    if m.group("ord"):
+        if not options:
+            return None
+        k = _ORDINALS[m.group("ord").casefold()]
+        return (f"the {m.group('ord').casefold()} option", options[k]) if -len(options) <= k < len(options) else None
+    label = (m.group("label") or m.group("bare")).upper()
+    if label in labelled:
+        return f"option {label}", labelled[label]
+    k = int(label) - 1 if label.isdigit() else ord(label) - ord("A")
+    if 0 <= k < len(options):
+        return f"option {label}", options[k]
+    return None
+
+
+def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
+    units = [_clean(u) for u in prose.units]
+    out: list[_Candidate] = []
+    k = 0
+    while k < len(units) and len(out) < AGENT_PER_TURN:
+        u = units[k]
+        k += 1
+        if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
+            nxt = units[k]
+            if not _ADVICE.search(nxt) and not nxt.endswith("?") and not NARRATION.match(nxt):
+                u = f"{u} {nxt}"
+                k += 1
+            else:
+                continue
+        if len(u.split()) < 4 or u.endswith("?") or NARRATION.match(u) or _ADVICE.search(u):
+            continue
+        if u.endswith(":") and not (k < len(units) and prose.items[k]):
+            continue  # an introduction to code or output that was left out
+        lead = _OUTCOME.match(u)
+        cause = _CAUSE.search(u) and not _HEDGE.search(u) and re.search(r"\byour\b", u, re.I)
+        if lead is None and not cause and not (_NOW.search(u) and out):
+            continue
+        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
+            re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
+        ):
+            continue  # a plan, not an outcome
+        if u.endswith(":") and k < len(units) and prose.items[k]:
+            listed: list[str] = []
+            while k < len(units) and prose.items[k] and len(listed) < 3:
+                listed.append(units[k])
+                k += 1
+            u = f"{u} {'; '.join(listed)}"
+        if outside.restates(u, i):
+            continue
+        found = bool(
+            _CAUSE.search(u) or re.match(r"^\W{0,3}(?:found|the (?:root )?cause|the (?:problem|issue))", u, re.I)
+        )
+        score = (0.65 if found else 0.6) - 0.1 * len(out) + (0.05 if _specific(u) else 0.0)
+        out.append(_Candidate(score, "experience", u, i, "assistant", "found" if found else "done"))
+    return out
