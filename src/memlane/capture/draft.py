@@ -177,7 +177,7 @@ _SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|f
 # character in it).
 PROTECTED = re.compile(
     r"`[^`\n]{0,300}`|\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|https?://\S{1,500}"
-    r"|[^\s`\"“]{0,200}[/\\~_=<>{}\[\]$]\S{0,200}|\S{1,200}\.[A-Za-z0-9]\S{0,200}"
+    r"|(?<!\S)(?:[^\s`\"“]{0,200}[/\\~_=<>{}\[\]$]\S{0,200}|\S{1,200}\.[A-Za-z0-9]\S{0,200})"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _URL_ONLY = re.compile(r"^\W{0,3}(https?://\S{1,500}?)[\s.!)]*$")

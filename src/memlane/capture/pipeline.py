@@ -173,14 +173,14 @@ class Capturer:
     def _capture_day(
         self, day: dt.date, items: list[tuple[int, Turn]], session: str, now: dt.datetime, report: CaptureReport
     ) -> None:
-        # Outside text ("tool" turns) rides in the batch this far, redacted like the rest, so that a drafter can
-        # tell an agent restating it; today's drafters take only spoken turns, so it is set apart here, right
-        # before them (at merge: hand the whole batch to draft_turns once digest.py skips role "tool" itself).
-        items = [(i, t) for i, t in items if t.role in SPEAKERS]
-        if not items:
+        # Outside text ("tool" turns) rides in the batch, redacted like the rest: the drafters never draft it, and
+        # recognise an agent sentence that restates it (the trust boundary). The title, times, names and
+        # corrections are the speakers' alone.
+        if not any(t.role in SPEAKERS for _, t in items):
             return
         turns = [t for _, t in items]
-        names = self.names_in(turns)
+        spoken = [t for t in turns if t.role in SPEAKERS]
+        names = self.names_in(spoken)
         if self.llm is not None:
             drafted = self.llm.draft_turns(turns, day, names)
         else:
@@ -195,9 +195,9 @@ class Capturer:
             else:
                 new.append(d)
         bullets = [_bullet(d, turns[d.turn] if d.turn < len(turns) else None, now) for d in new]
-        times = [(t.timestamp or now).time() for t in turns]
-        title = _title(turns)
-        fixes = [(c.old, c.new) for c in corrections(turns)]
+        times = [(t.timestamp or now).time() for t in spoken]
+        title = _title(spoken)
+        fixes = [(c.old, c.new) for c in corrections(spoken)]
         part = SessionPart(session, title, min(times), max(times), digest(turns, drafted), bullets, fixes)
         if not part.bullets and not part.digest and not part.corrections:
             return  # nothing new to say: the day's log is not touched
