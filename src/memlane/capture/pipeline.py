@@ -21,7 +21,7 @@ import re
 import stat
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -376,7 +376,31 @@ class _Read:
 
 def _bullet(d: Drafted, turn: Turn | None, now: dt.datetime) -> str:
     at = (turn.timestamp if turn is not None and turn.timestamp else now).strftime("%H:%M")
-    return f"{d.draft.bullet()} ({d.speaker}, {at})"
+    return f"{replace(d.draft, content=as_data(d.draft.content)).bullet()} ({d.speaker}, {at})"
+
+
+# What a turn says is data, not markup: an inline field ("[works_at:: @Acme]") or an @mention inside it would be
+# read as a relation or an entity of the person's memory (issue 41). A Markdown backslash escape keeps how it
+# reads ("\@" and "\:" render as "@" and ":") and is no field or mention to the readers; code spans stay as they
+# are (a backslash there would show).
+_FIELD_KEY = re.compile(r"(?<=[\[(])(!?[A-Za-z][A-Za-z0-9_ -]{0,39})::")
+_AT = re.compile(r"(?<![\w@\\])@(?=[\w\[])")
+_CODE_SPAN = re.compile(r"`[^`\n]{0,500}`")
+
+
+def as_data(text: str) -> str:
+    """``text`` with its inline fields and @mentions escaped outside code spans (see above)."""
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_escape_markup(text[last : m.start()]))
+        out.append(m.group())
+        last = m.end()
+    out.append(_escape_markup(text[last:]))
+    return "".join(out)
+
+
+def _escape_markup(text: str) -> str:
+    return _AT.sub(r"\\@", _FIELD_KEY.sub(r"\1\\::", text))
 
 
 def _title(turns: Sequence[Turn]) -> str:

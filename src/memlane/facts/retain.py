@@ -34,7 +34,8 @@ _BARE_BULLET = re.compile(r"^ {0,3}[-*+][ \t]*$")
 # The kind letter stands alone: "W @x: ...", "O(c=0.9) ...", "S: ...", "S text"; "Was ..." is not a kind.
 _PREFIX = re.compile(r"^(?P<kind>[A-Za-z])(?:\((?P<args>[^)\n]*)\))?(?=[\s:@]|$)")
 _CONFIDENCE = re.compile(r"^\s*c\s*[=:]\s*(?P<value>[^\s,;]+)\s*$", re.IGNORECASE)
-# A mention starts a word (so an e-mail address is not one) and ends on a letter or digit ("@Peter." -> Peter).
+# A mention starts a word (so an e-mail address is not one; "\@" is an escaped, literal "@") and ends on a letter or
+# digit ("@Peter." -> Peter).
 # A captured bullet ends with its provenance, whose words and when: "... (Peter, 14:05)" (memlane.capture).
 # It is not part of what the fact says: left out of its embedded text and of what makes two facts the same.
 # Linear on any text: a match starts only where a run of spaces starts ((?<!\s)) and takes the run whole
@@ -42,7 +43,7 @@ _CONFIDENCE = re.compile(r"^\s*c\s*[=:]\s*(?P<value>[^\s,;]+)\s*$", re.IGNORECAS
 PROVENANCE = re.compile(r"(?<!\s)\s*+\((?P<who>[^()\n]{1,60}), (?P<at>\d{1,2}:\d{2})\)\s*+$")
 # A bracketed name runs to its "]" but never over another "@[": each unclosed "@[" of a line is then read once,
 # not once per "@[" before it (16 KB of "@[" took 0.64 s of CPU, 64 KB 9 s).
-MENTION = re.compile(r"(?<![\w@])@(?:\[(?P<bracket>(?:[^\]\n@]|@(?!\[))++)\]|(?P<word>\w(?:[\w.-]*\w)?))")
+MENTION = re.compile(r"(?<![\w@\\])@(?:\[(?P<bracket>(?:[^\]\n@]|@(?!\[))++)\]|(?P<word>\w(?:[\w.-]*\w)?))")
 
 
 @dataclass(frozen=True, slots=True)
