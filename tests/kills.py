@@ -38,7 +38,10 @@ def child(op: str, workspace: str) -> None:
 
     sync_mod.EMBED_BATCH = 4
     model = "fake-2" if op == "reindex" else "fake-1"  # another model: a full reindex
-    with memlane.open(workspace, provider=Slow(model=model)) as mem:
+    # Kills move capture's batch boundaries, and its budget's choice depends on them: the kill test asks that
+    # kills lose nothing of what capture writes, so every turn's fact is written (capture.budget off).
+    config = {"agents": {"defaults": {"capture": {"budget": False}}}}
+    with memlane.open(workspace, provider=Slow(model=model), config=config) as mem:
         if op == "reflect":
             mem.sync()  # the sync is the sync's kill test; here the kill lands in reflect's own work
         print("go", flush=True)

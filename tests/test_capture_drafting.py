@@ -225,6 +225,20 @@ def test_a_long_session_yields_a_bounded_number_of_bullets_and_keeps_the_instruc
     assert any("never push to main" in d.draft.content for d in drafted)
 
 
+def test_without_the_budget_every_fact_a_person_states_is_kept(tmp_path: Path) -> None:
+    turns = [_t("user", f"I adopted a cat named pet{k} from the shelter in Graz.", k) for k in range(30)]
+    assert len(draft_turns(turns, DAY, ())) < 30  # the budget keeps the likeliest few of a batch
+    assert {d.draft.content.split("pet")[1].split()[0] for d in draft_turns(turns, DAY, (), budget=False)} == {
+        str(k) for k in range(30)
+    }
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = {"agents": {"defaults": {"capture": {"budget": False}}}}
+    with memlane.open(ws, provider=FakeEmbedder(), config=config) as mem:
+        report = mem.capture([{"role": t.role, "content": t.content} for t in turns], session="s", now=NOW)
+    assert report.facts_written == 30
+
+
 def test_the_same_fact_and_a_pasted_back_turn_are_written_once_whatever_the_batches(tmp_path: Path) -> None:
     said = "I moved the staging database to the Frankfurt region last week."
     turns = [

@@ -526,6 +526,9 @@ class CaptureSettings(_Model):
     user_name: str = Field("User", min_length=1, max_length=60)  # who "I" is in an unnamed user's turns
     # a drafted fact whose vector is this close to a fact memory holds about the same entity is a restatement
     duplicate_cosine: float = Field(0.9, gt=0, le=1)
+    # at most 3 + 0.37 bullets a turn in one capture, the likeliest to be asked for; false keeps every draft that
+    # passes the rules (a person who wants all of it, or a test of durability whose batches kills move)
+    budget: bool = True
     # what one capture reads of a transcript, and an export's conversations.json unpacked: past it, a clear error
     max_transcript_bytes: int = Field(256 * 2**20, ge=2**16)
     max_export_bytes: int = Field(256 * 2**20, ge=2**16)

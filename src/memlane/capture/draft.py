@@ -317,9 +317,9 @@ class _Candidate:
 
 
 def draft_candidates(
-    turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User"
+    turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User", budget: bool = True
 ) -> list[Drafted]:
-    """The drafts of a batch within its budget, in the order they were said."""
+    """The drafts of a batch within its budget (``budget`` False: no cap on the batch), in the order said."""
     known = list(known)
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
@@ -347,7 +347,7 @@ def draft_candidates(
         else:
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
-    limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken)
+    limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
     keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, k))
     ranked = []
     seen: set[str] = set()

@@ -184,7 +184,7 @@ class Capturer:
         if self.llm is not None:
             drafted = self.llm.draft_turns(turns, day, names)
         else:
-            drafted = draft_turns(turns, day, names, self.settings.user_name)
+            drafted = draft_turns(turns, day, names, self.settings.user_name, self.settings.budget)
         report.facts_drafted += len(drafted)
         known = self.known([d.draft for d in drafted]) if self.known is not None and drafted else []
         new: list[Drafted] = []
