@@ -105,11 +105,6 @@ def asks_for_past(query: str) -> bool:
     return bool(_PAST.search(query))
 
 
-def values_of(text: str) -> frozenset[str]:
-    """The values a text names (numbers with their units, number words, months, names inside it)."""
-    return _split(text)[1]
-
-
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(frame, values) of a fact's text: see :class:`Said`."""
     values: set[str] = set()
