@@ -40,7 +40,3 @@ def _described(exc: BaseException) -> str:
         return f"text that cannot be written as {exc.encoding} (character {exc.start}: {exc.reason})"
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "..."
-
-
-if __name__ == "__main__":
-    main()
