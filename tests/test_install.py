@@ -18,7 +18,8 @@ import tomlkit
 from conftest import write
 from memlane.errors import MemlaneError
 from memlane.files.outside import ChangedOnDisk
-from memlane.surface.install import Where, carry_out, load_json, plan
+from memlane.surface.host_files import load_json
+from memlane.surface.install import Where, carry_out, plan
 
 WS_LOG = "# 2026-01-05\n## Retain\n- W @Kestrel: The kestrel importer reads CSV exports.\n"
 
@@ -579,7 +580,7 @@ def test_the_round_trip_check_refuses_an_edit_that_changes_more_than_memlane_s_e
 ) -> None:
     """The guard behind items 2 and 9: if the edit itself goes wrong (here: today's fixes undone), the file
     that would be written is read back, found to differ from the old data plus memlane's entry, and refused."""
-    import memlane.surface.install as install_module
+    import memlane.surface.host_files as install_module
 
     w = _where(tmp_path)
     toml = w.home / ".codex" / "config.toml"

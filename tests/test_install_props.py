@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memlane.errors import MemlaneError
-from memlane.surface.install import Where, claude_desktop_config, load_json, plan
+from memlane.surface.host_files import load_json
+from memlane.surface.install import Where, claude_desktop_config, plan
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
