@@ -56,7 +56,7 @@ from typing import Any
 
 import tomlkit
 
-from ..configfile import openclaw_config
+from ..config import openclaw_config
 from ..errors import MemlaneError
 from ..files.outside import ChangedOnDisk, Snapshot, match_line_endings, preflight, remove_file, snapshot, write_file
 
