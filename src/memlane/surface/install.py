@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..configfile import openclaw_config
+from ..config import openclaw_config
 from ..errors import MemlaneError
 from ..files.outside import ChangedOnDisk, preflight, remove_file, write_file
 from .host_files import SERVER, FileChange, json_change, toml_change

@@ -28,7 +28,7 @@ from typing import Any
 
 import json5
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 MAX_INCLUDE_DEPTH = 10
 MAX_CONFIG_BYTES = 2 * 1024 * 1024  # OpenClaw's limit per file; a bigger one is a mistake, not a config
