@@ -124,7 +124,6 @@ class _Pass:
     report: SyncReport
     fingerprint: dict[str, object]
     meta: dict[str, str]  # the index's meta when the pass began
-    first: FirstIndex | None  # the marker of a first index left by an earlier sync
     known: dict[str, FileState]  # path -> state the index holds (none on a full reindex)
     listing: Listing
     at: tuple[str, str] | None  # git HEAD (memlane.graph.record)
@@ -167,7 +166,7 @@ def _sync_pass(sync: _Sync, force: bool, on_plan: PlanHook | None) -> SyncReport
     key = embedding_key(provider) if provider else None
     # A first index of many texts commits its rows before it embeds (first.py): searchable at once.
     rows_early = first is not None or (not force and "fingerprint" not in meta)
-    run = _Pass(sync, report, fingerprint, meta, first, known, listing, at, history_moved, key, rows_early)
+    run = _Pass(sync, report, fingerprint, meta, known, listing, at, history_moved, key, rows_early)
     _embed(run, on_plan)
     if run.showing is not None:
         with store.write():  # the last vectors shown, the marker gone
