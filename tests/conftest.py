@@ -207,7 +207,7 @@ def kill_during_reindex(workspace: Path, tmp_path: Path, home: Path, batches: in
         textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        import memlane, memlane.index.sync as s
+        import memlane, memlane.index.sync_embed as s
         from conftest import FakeEmbedder
         s.EMBED_BATCH = 2
         class Slow(FakeEmbedder):

@@ -28,7 +28,7 @@ NOTE = "A note written during the kill test."
 def child(op: str, workspace: str) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import memlane
-    import memlane.index.sync as sync_mod
+    import memlane.index.sync_embed as sync_mod
     from conftest import FakeEmbedder
 
     class Slow(FakeEmbedder):  # a slow provider: the kill can land inside an embedding pass

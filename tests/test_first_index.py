@@ -16,7 +16,7 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, index_sql, write
 from memlane.embeddings.base import Vectors
-from memlane.index import first, sync
+from memlane.index import first, sync_pass
 from memlane.index.first import FirstIndex
 
 pytestmark = pytest.mark.usefixtures("store_driver")
@@ -28,7 +28,7 @@ KEYED = {"chunking": {"keys": True, "tokens": 100, "overlap": 0}}  # many small 
 @pytest.fixture(autouse=True)
 def small_first_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """A first index of 10 texts or more commits its rows first, and shows its vectors at every commit."""
-    monkeypatch.setattr(sync, "EARLY_TEXTS", 10)
+    monkeypatch.setattr(sync_pass, "EARLY_TEXTS", 10)
     monkeypatch.setattr(first, "SHOW_EVERY_S", 0.0)
 
 
@@ -150,7 +150,7 @@ def test_a_first_index_of_another_live_process_is_left_be_and_a_dead_ones_goes_o
 
 
 def test_a_small_first_index_commits_once_with_its_vectors(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sync, "EARLY_TEXTS", 100_000)
+    monkeypatch.setattr(sync_pass, "EARLY_TEXTS", 100_000)
     chat_log(workspace)
     gate = Gate(open_calls=1_000)
     with memlane.open(workspace, provider=gate, sync={"watch": False}, **KEYED) as mem:

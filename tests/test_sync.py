@@ -365,7 +365,7 @@ def test_a_sync_too_big_to_hold_is_the_same_index(tmp_path: Path, monkeypatch: p
     with memlane.open(ws, agent="held", provider=held, chunking={"keys": True}) as mem:
         whole = mem.sync()
         expected = [(r.path, r.start_line, r.score) for r in mem.search("heron pond 42", min_score=0).results]
-    monkeypatch.setattr("memlane.index.sync.STREAM_CHUNKS", 2)
+    monkeypatch.setattr("memlane.index.sync_plan.STREAM_CHUNKS", 2)
     plans: list[memlane.index.sync.EmbedPlan] = []
     ticks: list[tuple[int, int]] = []
     with memlane.open(ws, agent="streamed", provider=streamed, chunking={"keys": True}) as mem:
@@ -395,7 +395,7 @@ def test_a_file_changed_between_the_steps_of_a_big_sync_is_indexed_as_it_is_now(
                 late.write_text(late.read_text() + "- A kingfisher arrived.\n")
             return super().embed_batch(texts)
 
-    monkeypatch.setattr("memlane.index.sync.STREAM_CHUNKS", 2)
+    monkeypatch.setattr("memlane.index.sync_plan.STREAM_CHUNKS", 2)
     with memlane.open(ws, provider=Editing(), sync={"onSearch": False}) as mem:
         r = mem.sync()
         assert any(n.startswith("memory/2026-02-05.md: changed while the sync ran") for n in r.notes)

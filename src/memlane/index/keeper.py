@@ -37,8 +37,8 @@ from .sync import (
     embedding_key,
     files_differ,
     index_fingerprint,
-    sync_workspace,
 )
+from .sync_pass import sync_workspace
 
 # (generation, indexed fingerprint, memory files' states, first-index marker) of an index
 _Indexed = tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]

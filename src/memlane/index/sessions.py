@@ -26,7 +26,8 @@ from ..embeddings import EmbeddingProvider
 from ..errors import PathError
 from ..store import ChunkRow, FileState, IndexStore
 from .chunking import chunk_markdown, whitespace_token_counter
-from .sync import ChunkPlan, SyncReport, chunk_rows, embed_into_cache, embedding_key, texts_to_embed
+from .sync import ChunkPlan, SyncReport, chunk_rows, embedding_key, texts_to_embed
+from .sync_embed import embed_into_cache
 
 PREFIX = "sessions/"
 HEAD_BYTES = 4096
