@@ -51,16 +51,16 @@ from .reflect import beliefs as reflect_beliefs
 from .reflect import plan as reflect_plan
 from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
 from .reflect.llm import LlmDrafter
+from .report.context import ContextPack, assemble
+from .report.context import Line as ContextLine
+from .report.doctor import Check, diagnose_read_only
+from .report.status import background_status, index_status
 from .search.live import SearchVectors
 from .search.ranking import SearchResponse, SearchResult, chunk_scores, rank
 from .search.rerank import Reranker, make_reranker
 from .search.shared import SharedIndexes
 from .store import IndexStore
 from .store.facts import StoredFact
-from .surface.context import ContextPack, assemble
-from .surface.context import Line as ContextLine
-from .surface.doctor import Check, diagnose_read_only
-from .surface.status import background_status, index_status
 
 log = logging.getLogger("memlane")
 
@@ -814,7 +814,7 @@ class Memory:
         now: dt.datetime | None = None,
         recent_days: int = 30,
     ) -> ContextPack:
-        """What an agent should see at the start of a session (:mod:`memlane.surface.context`): the core block,
+        """What an agent should see at the start of a session (:mod:`memlane.report.context`): the core block,
         the facts most relevant to ``query`` (else to the name of the folder ``cwd``), then recent ones, within
         ``budget`` tokens, each with its source."""
         self._require_readable()
