@@ -3,64 +3,47 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
+import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .capture import Capturer, CaptureReport, locked_state, parse_turns
-from .capture.backfill import ImportItem, plan_import, run_import
-from .capture.known import known_facts
-from .capture.llm import CaptureLlm
+from .capture import Capturer, CaptureReport, parse_turns
+from .capture.backfill import ImportItem, plan_import
+from .capture.run import capturing, import_items
 from .capture.turns import Turn
 from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
-from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
-from .embeddings.remote import estimate_tokens
-from .errors import MemlaneError, PathError, ProviderError, quoted
-from .facts import supersede
-from .facts.derive import day_of
-from .facts.entities import suggest
-from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
-from .facts.retain import normalize_name
+from .embeddings import EmbeddingProvider, ProviderChoice
+from .errors import MemlaneError, PathError
+from .facts.recall import RecallResponse, date_bound, parse_kinds
 from .files.archive import archive as archive_files
 from .files.archive import archive_days, plan_archive
 from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
-from .graph import directory_of
-from .graph.query import Edge, Graph, describe_path
+from .graph import agents
+from .graph.agents import shared_graphs
 from .index.background import Background
 from .index.batching import BatchRun
 from .index.keeper import IndexKeeper
-from .index.sessions import PREFIX as SESSIONS_PREFIX
-from .index.sessions import read_session
-from .index.sync import (
-    PlanHook,
-    Progress,
-    SyncReport,
-)
-from .index.workspace import read_lines, resolve_extra_path, resolve_memory_path
-from .reflect import EntityState, ReflectReport, apply_changes, reflected_before
-from .reflect import beliefs as reflect_beliefs
-from .reflect import plan as reflect_plan
-from .reflect.extract import LogDraft, append_drafts, daily_logs, draft_logs
-from .reflect.llm import LlmDrafter
-from .report.context import ContextPack, assemble
-from .report.context import Line as ContextLine
+from .index.reads import Reads
+from .index.sync import PlanHook, Progress, SyncReport
+from .reflect import ReflectReport, apply_changes
+from .reflect.extract import LogDraft, append_drafts
+from .reflect.run import beliefs_of, draft_retain, reflect_index
+from .report import entities as report_entities
+from .report.context import ContextPack, session_pack
 from .report.doctor import Check, diagnose_read_only
 from .report.status import background_status, index_status
 from .search.live import SearchVectors
-from .search.ranking import SearchResponse, SearchResult, chunk_scores, rank
-from .search.rerank import Reranker, make_reranker
-from .search.shared import SharedIndexes
+from .search.ranking import SearchResponse
 from .store import IndexStore
-from .store.facts import StoredFact
 
 log = logging.getLogger("memlane")
 
@@ -82,8 +65,7 @@ class Memory:
         self._lock = self.index.lock  # held while a read ranks; a sync takes it only to swap providers
         self._background: Background | None = None
         self._backed_up = time.time()  # when this Memory last backed up (started: a flush before it is not its)
-        self._shared: SharedIndexes | None = None  # other agents' indexes (memorySearch.shared), opened on use
-        self._reranker: Reranker | None = None  # query.rerank's, loaded by the first search
+        self._reads = Reads(self.index)  # search and recall, with the reranker and other agents' indexes
 
     # -- lifecycle
     def __enter__(self) -> Memory:
@@ -142,11 +124,7 @@ class Memory:
             bg.stop()
             self._background = None
         self.index.close()
-        if self._shared is not None:
-            self._shared.close()
-        if self._reranker is not None:
-            self._reranker.close()
-            self._reranker = None
+        self._reads.close()
 
     # -- the index (kept by memlane.index.keeper)
     @property
@@ -214,74 +192,7 @@ class Memory:
         threshold = min_score if min_score is not None else q.min_score
         _check_count("maxResults", n)
         notes, stale = self._freshen(fresh)
-        provider, query_vec, failure = self._embed_query(query)
-        with self._lock:
-            fallback = self.choice.fallback
-            vectors = None
-            if failure is not None and provider is not None:
-                fallback = {"from": provider.provider_id, "reason": failure}
-                notes.append(f"query embedding failed, keyword search only: {failure}")
-            elif query_vec is not None:
-                try:
-                    vectors = self._vector_index()
-                except ProviderError as exc:
-                    query_vec = None
-                    notes.append(f"vector index unavailable, keyword search only: {exc}")
-            if q.rerank.enabled and self._reranker is None:
-                self._reranker = make_reranker(q.rerank, self.workspace)
-            results, mode = rank(self.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
-            results = self._current_first(results, query, now)
-            if self.settings.shared:
-                if self._shared is None:
-                    self._shared = SharedIndexes(self.settings, self.agent_id)
-                results, more = self._shared.merge(results, query, query_vec, provider, n, threshold, now)
-                notes.extend(more)
-        if provider is None:
-            notes.append("no embedding provider: keyword search only")
-        return SearchResponse(
-            results=results,
-            provider=provider.provider_id if provider else None,
-            model=provider.model if provider else None,
-            fallback=fallback,
-            mode=mode,
-            notes=notes,
-            stale=stale,
-        )
-
-    def _current_first(self, results: list[SearchResult], query: str, now: dt.datetime | None) -> list[SearchResult]:
-        """``results`` less the daily logs of days after ``now`` (what was said later is no answer), with a
-        passage whose facts were all superseded by another passage's moved after the rest (for a question about
-        the present: :func:`memlane.facts.supersede.stale_passages`)."""
-        if now is not None:
-            results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
-        files = {r.path: self.store.facts.of_path(r.path) for r in results if r.agent is None}
-        passages = [
-            [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
-            for r in results
-        ]
-        stale = supersede.stale_passages(passages, query)
-        if not stale:
-            return results
-        return [r for i, r in enumerate(results) if i not in stale] + [r for i, r in enumerate(results) if i in stale]
-
-    def _embed_query(self, text: str) -> tuple[EmbeddingProvider | None, Vectors | None, str | None]:
-        """The provider and ``text``'s vector (or why it failed), embedded outside the lock: a remote call
-        that hangs and retries must not hold up every other read. A sync that swapped to its fallback
-        meanwhile makes the vector useless (another model), so the query is embedded again."""
-        for _ in range(3):
-            with self._lock:
-                provider = self.choice.provider
-            if provider is None:
-                return None, None, None
-            try:
-                vec = provider.embed_query(text)
-                failure = None
-            except ProviderError as exc:
-                vec, failure = None, str(exc)
-            with self._lock:
-                if self.choice.provider is provider:
-                    return provider, vec, failure
-        return provider, None, "the embedding provider changed while the query was embedded"
+        return self._reads.search(query, n, threshold, now, notes, stale)
 
     def recall(
         self,
@@ -302,9 +213,7 @@ class Memory:
         line (see :mod:`memlane.facts.recall`). ``since``/``until`` take dates, ``30d``-style spans or
         ``YYYY-MM-DD``; ``kinds`` world/experience/opinion/observation; ``budget`` a token limit. Current facts
         come first; ``as_of`` answers from what was true on that day, ``known_at`` from what memory knew then."""
-        self._require_enabled()
-        if self.config.workspace_access == "none":
-            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
+        self._require_readable()
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
         if k is not None:
@@ -318,51 +227,9 @@ class Memory:
         known_day = date_bound(known_at, when.date(), "known_at", end=True)
         kind_names = parse_kinds(kinds)
         notes, _stale = self._freshen(fresh)
-        settings = self.settings
-        provider, query_vec, failure = self._embed_query(embedded_text(query, when.date()))
-        if failure is not None:
-            notes.append(f"query embedding failed, words only: {failure}")
-        with self._lock:
-            fact_vectors = chunk_vectors = None
-            if provider is not None:
-                fact_vectors, chunk_vectors = self.index.fact_vectors(), self.index.chunk_vectors()
-            pool = (k or settings.recall.k) * settings.recall.candidate_multiplier
-
-            store = self.store  # the closure runs on another thread: never through the locked property
-
-            def context(text: str, vec: Vectors | None) -> list[tuple[str, int, int, float]]:
-                return chunk_scores(store, text, vec, chunk_vectors, settings.query.hybrid, pool)
-
-            resp = recall(
-                self.store,
-                query,
-                settings=settings.recall,
-                now=when,
-                k=k,
-                since=lower,
-                until=upper,
-                kinds=kind_names,
-                entity=entity,
-                budget=budget,
-                query_vec=query_vec,
-                vectors=fact_vectors,
-                context=context,
-                count_tokens=provider.count_tokens if provider is not None else None,
-                explain=explain,
-                directory=self.index.entity_directory(),
-                as_of=on_day,
-                known_at=known_day,
-                predicates=self.index.predicates,
-            )
-        if on_day is not None:
-            notes.append(f"as of {on_day}: what was true then")
-        if known_day is not None:
-            notes.append(f"known at {known_day}: what memory held then")
-        resp.notes[:0] = notes
-        return resp
-
-    def _graph(self) -> Graph:
-        return Graph(self.store.facts, self.index.entity_directory(), self.index.predicates)
+        return self._reads.recall(
+            query, when, k, lower, upper, kind_names, entity, budget, explain, on_day, known_day, notes
+        )
 
     def graph(
         self,
@@ -383,51 +250,12 @@ class Memory:
         today = (now or dt.datetime.now()).date()
         day = date_bound(as_of, today, "as_of", end=True)
         notes, _stale = self._freshen(fresh)
-        g = self._graph()
-        others, more = self._shared_graphs()
-        notes += more
-        if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
-            hint = g.directory.suggest(entity)
-            raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
-        cfg = self.settings.graph
+        own = self.index.graph()
+        others, more = shared_graphs(self._reads.shared(), self.index.predicates)
         iso = day.isoformat() if day else None
-        if to is not None:
-            if g.resolve(entity) is None:
-                raise MemlaneError(f"no entity {entity!r} in this agent's index (paths are walked in it alone)")
-            if g.resolve(to) is None:
-                raise MemlaneError(f"no entity {to!r} in the index")
-            found = g.paths(entity, to, depth, iso, cfg.fanout, cfg.max_nodes)
-            return {
-                "from": g.name(str(g.resolve(entity))),
-                "to": g.name(str(g.resolve(to))),
-                "as_of": iso,
-                "paths": [{"text": describe_path(p), "edges": [e.to_dict() for e in p]} for p in found],
-                "notes": notes + ([] if found else [f"no path of at most {depth} relations"]),
-            }
-        hood = g.neighbourhood(entity, depth, iso, cfg.fanout, cfg.max_nodes)
-        if others:  # other agents' relations beside this one's, each edge naming its agent
-            hood.edges = [dataclasses.replace(e, agent=self.agent_id) for e in hood.edges]
-            seen = {n["key"] for n in hood.nodes}
-            for agent, other in others:
-                if other.resolve(entity) is None:
-                    continue
-                theirs = other.neighbourhood(entity, depth, iso, cfg.fanout, cfg.max_nodes)
-                hood.nodes += [dict(n, agent=agent) for n in theirs.nodes if n["key"] not in seen]
-                seen |= {n["key"] for n in theirs.nodes}
-                hood.edges += [dataclasses.replace(e, agent=agent) for e in theirs.edges]
-                hood.notes += [f"{agent}: {n}" for n in theirs.notes]
-        return {**hood.to_dict(), "as_of": iso, "notes": notes + hood.notes}
-
-    def _shared_graphs(self) -> tuple[list[tuple[str, Graph]], list[str]]:
-        """The graphs of the agents ``memorySearch.shared`` names, read-only; and notes on those unreadable."""
-        if not self.settings.shared:
-            return [], []
-        with self._lock:
-            if self._shared is None:
-                self._shared = SharedIndexes(self.settings, self.agent_id)
-        stores, notes = self._shared.stores()
-        graphs = [(a, Graph(s.facts, directory_of(s.facts), self.index.predicates)) for a, s in stores]
-        return graphs, notes
+        return agents.neighbourhood(
+            own, self.agent_id, others, entity, depth, iso, to, self.settings.graph, notes + more
+        )
 
     def timeline(self, entity: str, fresh: bool = False) -> dict[str, Any]:
         """Every relation of ``entity`` in valid-time order, with when each ended and what ended it."""
@@ -435,38 +263,10 @@ class Memory:
         if not isinstance(entity, str) or not entity.strip():
             raise MemlaneError("entity must be a non-empty string")
         notes, _stale = self._freshen(fresh)
-        g = self._graph()
-        others, more = self._shared_graphs()
-        notes += more
-        if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
-            raise MemlaneError(f"no entity {entity!r} in the index")
-        name, edges, now = entity, list[Edge](), dict[str, list[str]]()
-        if g.resolve(entity) is not None:
-            name, edges = g.timeline(entity)
-            now = {p: [e.object for e in es] for p, es in g.now(str(g.resolve(entity))).items()}
-        out: dict[str, Any] = {"entity": name, "now": now, "updates": self._updates(entity)}
-        if others:  # other agents' timelines beside this one's, read-only, each edge naming its agent
-            edges = [dataclasses.replace(e, agent=self.agent_id) for e in edges]
-            shared_now: dict[str, dict[str, list[str]]] = {}
-            for agent, other in others:
-                key = other.resolve(entity)
-                if key is None:
-                    continue
-                edges += [dataclasses.replace(e, agent=agent) for e in other.timeline(entity)[1]]
-                shared_now[agent] = {p: [e.object for e in es] for p, es in other.now(key).items()}
-            edges.sort(key=lambda e: (e.valid_from or "", e.agent or ""))
-            out["shared_now"] = shared_now
-        return {**out, "relations": [e.to_dict() for e in edges], "notes": notes}
-
-    def _updates(self, entity: str) -> list[dict[str, Any]]:
-        """Which of ``entity``'s latest facts a later one superseded (:func:`memlane.facts.supersede.updates`)."""
-        ent = self.index.entity_directory().resolve(entity)
-        if ent is None:
-            return []
-        with self._lock:
-            seqs = self.store.facts.mentioning(sorted(ent.norms), supersede.UPDATES_READ)
-            facts = self.store.facts.by_seq(seqs)
-        return supersede.updates(facts.values())
+        own = self.index.graph()
+        others, more = shared_graphs(self._reads.shared(), self.index.predicates)
+        updates = functools.partial(report_entities.updates, self.index)
+        return agents.timeline(own, self.agent_id, others, entity, updates, notes + more)
 
     def reflect(
         self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None
@@ -475,35 +275,7 @@ class Memory:
         :mod:`memlane.reflect`). ``dry_run`` computes the changes (``report.diff()``) and writes nothing."""
         self._require_readable() if dry_run else self._require_writable()
         today = (now or dt.datetime.now()).date()
-        # The first reflect of a workspace covers every fact (its logs may all be older than reflect.since);
-        # later ones only the entities with recent facts.
-        first = since is None and not reflected_before(self.workspace)
-        lower = None if first else date_bound(since if since is not None else self.config.reflect.since, today, "since")
-        self._freshen(fresh=True)  # reflect from the files as they are now
-        with self._lock:
-            facts, matrix = self.index.facts_and_vectors()
-            graph = self._graph()
-            single = self.index.predicates.single
-
-            def state_of(key: str) -> EntityState:
-                now = {p: edges for p, edges in graph.now(key).items() if single(p)}
-                return EntityState(now, graph.changes(key))
-
-            report = reflect_plan(
-                self.workspace,
-                facts,
-                matrix,
-                self.index.entity_directory(),
-                self.config.reflect,
-                lower,
-                today,
-                state_of,
-            )
-        if first:
-            report.notes.append(
-                f"first reflect of this workspace: every fact is covered; later runs cover reflect.since "
-                f"({self.config.reflect.since})"
-            )
+        report = reflect_index(self.index, self.config, since, today, lambda: self._freshen(fresh=True))
         if not dry_run and apply_changes(self.workspace, report):
             self._index_after_write({})
         return report
@@ -512,17 +284,7 @@ class Memory:
         """Every entity of the index: its name, page, how many facts mention it and the latest day of one."""
         self._require_readable()
         self._freshen(fresh)
-        with self._lock:
-            directory = self.index.entity_directory()
-            last: dict[str, str] = {}
-            for norm, day in self.store.facts.last_days().items():
-                ent = directory.of_norm(norm)
-                if ent is not None and day > last.get(ent.key, ""):
-                    last[ent.key] = day
-            return [
-                {"name": e.name, "page": e.page, "facts": directory.counts.get(e.key, 0), "last": last.get(e.key)}
-                for e in directory.entities()
-            ]
+        return report_entities.entities(self.index)
 
     def entity(self, name: str, limit: int = 200, fresh: bool = False) -> dict[str, Any]:
         """One entity: its page, the facts that mention it (latest first, at most ``limit``), the entities
@@ -530,59 +292,21 @@ class Memory:
         self._require_readable()
         _check_count("limit", limit)
         self._freshen(fresh)
-        with self._lock:
-            directory = self.index.entity_directory()
-            ent = directory.resolve(name) if isinstance(name, str) and name.strip() else None
-            if ent is not None:
-                facts_of = self.store.facts
-                norms = sorted(ent.norms)
-                seqs = facts_of.mentioning(norms, limit)
-                found = facts_of.by_seq(seqs)
-                related: dict[str, int] = {}
-                for norm, n in facts_of.co_mentions(norms):
-                    other = directory.of_norm(norm)
-                    label = other.name if other is not None else norm
-                    related[label] = related.get(label, 0) + n
-                now = {p: [e.to_dict() for e in es] for p, es in self._graph().now(ent.key).items()}
-        if ent is None:
-            # the hint compares the name with every entity's: only for a name of a name's length, and unlocked
-            short = isinstance(name, str) and len(name) <= 100
-            hint = suggest(normalize_name(name), {e.key: e.name for e in directory.entities()}) if short else None
-            raise MemlaneError(f"no entity {quoted(name)} in the index" + (f": did you mean {hint}?" if hint else ""))
-        return {
-            "name": ent.name,
-            "page": ent.page,
-            "count": directory.counts.get(ent.key, 0),
-            "facts": [_fact_dict(found[s]) for s in seqs if s in found],
-            "related": sorted(related.items(), key=lambda kv: (-kv[1], kv[0].lower())),
-            "now": now,
-        }
+        return report_entities.entity(self.index, name, limit)
 
     def facts_since(self, since: dt.date, limit: int = 500, fresh: bool = False) -> list[dict[str, Any]]:
         """The facts of the logs dated ``since`` or later, latest day first (at most ``limit``)."""
         self._require_readable()
         _check_count("limit", limit)
         self._freshen(fresh)
-        facts_of = self.store.facts
-        seqs = facts_of.latest_since(since.isoformat(), limit)
-        found = facts_of.by_seq(seqs)
-        return [_fact_dict(found[s]) for s in seqs if s in found]
+        return report_entities.facts_since(self.index, since, limit)
 
     def beliefs(self, now: dt.datetime | None = None, fresh: bool = False) -> dict[str, Any]:
         """Each opinion's confidence step by step with the evidence for and against, and the proposals for
         MEMORY.md: what reflect would write, by the same rule, computed without writing."""
         self._require_readable()
         self._freshen(fresh)
-        with self._lock:
-            facts, matrix = self.index.facts_and_vectors()
-            return reflect_beliefs(
-                self.workspace,
-                facts,
-                matrix,
-                self.index.entity_directory(),
-                self.config.reflect,
-                (now or dt.datetime.now()).date(),
-            )
+        return beliefs_of(self.index, self.config, (now or dt.datetime.now()).date())
 
     def retain(
         self,
@@ -597,17 +321,7 @@ class Memory:
         ``apply`` they are appended to each log under ``## Retain`` (bullets already there are never
         written twice) and indexed."""
         self._require_writable() if apply else self._require_readable()
-        today = (now or dt.datetime.now()).date()
-        first = date_bound(since, today, "since") if since is not None else None
-        only = date_bound(day, today, "day") if day is not None else (None if first else today)
-        directory = self.index.entity_directory()
-        known = sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
-        drafter = LlmDrafter(self.config) if llm else None
-        try:
-            drafts = draft_logs(self.workspace, daily_logs(self.workspace, only, first), known, drafter)
-        finally:
-            if drafter is not None:
-                drafter.close()
+        drafts = draft_retain(self.index, self.config, day, since, llm, (now or dt.datetime.now()).date())
         if apply and append_drafts(self.workspace, drafts):
             self._index_after_write({})
         return drafts
@@ -663,41 +377,11 @@ class Memory:
         if dry_run:
             return items, CaptureReport(turns_read=sum(i.turns for i in items))
         with self._capturer() as capturer:
-
-            def done(item: ImportItem, report: CaptureReport) -> None:
-                capturer.state.save()  # an interrupted import resumes after the last item done
-                if progress is not None:
-                    progress(item, report)
-
-            total = run_import(
-                kind,
-                items,
-                lambda turns, session: capturer.capture(turns, session, now),
-                lambda file, fmt: capturer.transcript(file, fmt, now),
-                done,
-            )
+            total = import_items(capturer, kind, items, now, progress)
         return items, self._after_capture(total)
 
-    @contextlib.contextmanager
-    def _capturer(self) -> Iterator[Capturer]:
-        self._freshen(fresh=True)  # what memory holds now decides what is a restatement
-        directory = self.index.entity_directory()
-        names = sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
-        provider = self.choice.provider
-        known = known_facts(
-            self.store,
-            self.config.capture.duplicate_cosine,
-            provider.embed_batch if provider is not None else None,
-            self.index.fact_vectors if provider is not None else None,
-        )
-        llm = CaptureLlm(self.config) if self.config.capture.llm else None
-        try:
-            with locked_state(self.sessions_dir) as state:
-                yield Capturer(self.workspace, self.config.capture, state, names, known, llm)
-                state.save()  # after the Markdown: a capture killed before this reads its turns again
-        finally:
-            if llm is not None:
-                llm.close()
+    def _capturer(self) -> contextlib.AbstractContextManager[Capturer]:
+        return capturing(self.index, self.config, lambda: self._freshen(fresh=True))
 
     def _after_capture(self, report: CaptureReport) -> CaptureReport:
         if report.facts_written or report.digest_lines:
@@ -758,24 +442,7 @@ class Memory:
         self._require_enabled()
         if self.config.workspace_access == "none":
             raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
-        if isinstance(path, str) and path.startswith(SESSIONS_PREFIX):
-            if not self.settings.sessions_enabled:
-                raise PathError("session transcripts are not a memory source for this agent (sources, experimental)")
-            try:
-                return read_session(self.sessions_dir, path, from_line, lines)
-            except OSError as exc:
-                raise PathError(f"cannot read {path}: {exc.strerror}") from None
-        try:
-            target = resolve_memory_path(self.workspace, path)
-        except PathError:
-            extra = resolve_extra_path(self.workspace, self.settings.extra_paths, path)
-            if extra is None:
-                raise
-            target = extra  # a file of memorySearch.extraPaths: read-only
-        try:
-            return read_lines(target, from_line, lines)
-        except OSError as exc:
-            raise PathError(f"cannot read {path}: {exc.strerror}") from None
+        return self.index.read_source(path, from_line, lines)
 
     def write(self, text: str, heading: str | None = None, long_term: bool = False) -> dict[str, Any]:
         """Append a note to today's ``memory/YYYY-MM-DD.md`` (or ``MEMORY.md``), under ``heading`` if
@@ -820,28 +487,8 @@ class Memory:
         self._require_readable()
         _check_count("budget", budget)
         when = now or dt.datetime.now()
-        core = self.core()
-        topic = (query or "").strip()
-        if not topic and cwd is not None:
-            folder = Path(cwd).expanduser().name
-            topic = folder.replace("-", " ").replace("_", " ").strip()
-        relevant: list[ContextLine] = []
-        if topic:
-            resp = self.recall(topic, k=10, budget=budget, now=when)
-            relevant = [ContextLine(f.content, f.source, f.kind, f.day, f.origin, f.valid_to) for f in resp.facts]
-        lower = when.date() - dt.timedelta(days=recent_days)
-        with self._lock:
-            seqs = self.store.facts.in_window(lower, when.date(), 20)
-            facts = self.store.facts.by_seq(seqs)
-        later = supersede.of_facts([facts[s] for s in seqs if s in facts])
-        recent = [
-            ContextLine(f.content, f.source, f.kind, f.day, f.origin, later[s].day if s in later else None)
-            for s, f in ((s, facts[s]) for s in seqs if s in facts)
-        ]
-        provider = self.choice.provider
-        # without a provider, the bundled tokenizer (words alone undercount text without spaces: CJK, URLs)
-        count = provider.count_tokens if provider is not None else estimate_tokens
-        return assemble(budget, str(core["path"]), str(core["text"]), topic, relevant, recent, count)
+        recall = functools.partial(self.recall, k=10, budget=budget, now=when)
+        return session_pack(self.index, self.core(), recall, budget, query, cwd, when, recent_days)
 
     def _require_readable(self) -> None:
         self._require_enabled()
@@ -857,19 +504,7 @@ class Memory:
     def _index_after_write(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
-        payload = {**payload, "indexed": False}
-        if not self.index.sync_lock.acquire(blocking=False):
-            self._refresh_in_background()
-            payload["note"] = "written; another sync is running, it is indexed in the background"
-            return payload
-        try:
-            self.index.sync_memory(force=False, progress=None, on_plan=None)
-            payload["indexed"] = True
-        except MemlaneError as exc:  # the note is on disk; a later sync indexes it
-            payload["note"] = f"written, not indexed yet: {exc}"
-        finally:
-            self.index.sync_lock.release()
-        return payload
+        return self.index.after_write(payload, self._refresh_in_background)
 
     def memory_flush(
         self, session_id: str, session_tokens: int, context_window: int, compaction_count: int = 0, record: bool = True
@@ -887,18 +522,7 @@ class Memory:
 
     def status(self, deep: bool = False) -> dict[str, Any]:
         """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
-        return index_status(
-            agent_id=self.agent_id,
-            workspace=self.workspace,
-            config=self.config,
-            store=self.store,
-            choice=self.choice,
-            dirty=self.is_dirty(),
-            background=self._background,
-            batch=self.batch,
-            sessions_dir=self.sessions_dir,
-            deep=deep,
-        )
+        return index_status(self.index, self._background, deep)
 
     def background_status(self) -> dict[str, Any]:
         """The background worker's state: running, syncs done, watcher events, last sync and error."""
@@ -908,18 +532,6 @@ class Memory:
 # The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
 # at 2**63, which a candidate pool of k x the multiplier would pass).
 MAX_COUNT = 1_000_000
-
-
-def _fact_dict(f: StoredFact) -> dict[str, Any]:
-    return {
-        "kind": f.kind,
-        "content": f.content,
-        "day": f.day,
-        "confidence": f.confidence,
-        "source": f.source,
-        "origin": f.origin,
-        "entities": sorted({name for _, name in f.mentions}),
-    }
 
 
 def _check_count(name: str, value: int) -> None:
