@@ -1,4 +1,16 @@
-"""The Memory object: one agent's workspace, settings, provider and index, tied together."""
+"""The Memory object: one agent's workspace, settings, provider and index, tied together.
+
+The library's table of contents. Each method checks what the call may do (``memorySearch.enabled``,
+``workspaceAccess``, counts, dates: in that order, before any sync) and hands over to its stage:
+
+- the index kept fresh: :mod:`memlane.index.keeper`, :mod:`memlane.index.background`
+- search and recall: :mod:`memlane.index.reads` over :mod:`memlane.search` and :mod:`memlane.facts.recall`
+- entities and relations: :mod:`memlane.report.entities`, :mod:`memlane.graph.agents` (other agents' beside)
+- writes, flush, archive, backup: :mod:`memlane.files`
+- reflect, beliefs, Retain drafts: :mod:`memlane.reflect.run`
+- capture and import: :mod:`memlane.capture.run`
+- status, doctor, the session-start pack: :mod:`memlane.report`
+"""
 
 from __future__ import annotations
 
@@ -51,12 +63,7 @@ log = logging.getLogger("memlane")
 class Memory:
     """Recall over one agent's Markdown memory. Use :func:`memlane.open` to make one."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        cfg: AgentConfig,
-        choice: ProviderChoice | None = None,
-    ) -> None:
+    def __init__(self, workspace: Path, cfg: AgentConfig, choice: ProviderChoice | None = None) -> None:
         self.workspace = workspace
         self.config = cfg
         self.settings = cfg.memory_search
@@ -67,7 +74,7 @@ class Memory:
         self._backed_up = time.time()  # when this Memory last backed up (started: a flush before it is not its)
         self._reads = Reads(self.index)  # search and recall, with the reranker and other agents' indexes
 
-    # -- lifecycle
+    # -- lifecycle: background freshness (memlane.index.background)
     def __enter__(self) -> Memory:
         return self
 
@@ -95,17 +102,6 @@ class Memory:
         if self.settings.sync.on_session_start:
             self._refresh_in_background()
 
-    def _refresh_in_background(self) -> None:
-        self._ensure_background().request()
-
-    def _ensure_background(self) -> Background:
-        """The running worker; one is started (without watchers) if there is none."""
-        with self._lock:
-            if self._background is None or not self._background.running:
-                self._background = Background(self)
-                self._background.start()
-            return self._background
-
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the file watchers :meth:`start` began are in place (changes from now on are seen);
         True at once when nothing is watched, False on timeout."""
@@ -126,7 +122,18 @@ class Memory:
         self.index.close()
         self._reads.close()
 
-    # -- the index (kept by memlane.index.keeper)
+    def _refresh_in_background(self) -> None:
+        self._ensure_background().request()
+
+    def _ensure_background(self) -> Background:
+        """The running worker; one is started (without watchers) if there is none."""
+        with self._lock:
+            if self._background is None or not self._background.running:
+                self._background = Background(self)
+                self._background.start()
+            return self._background
+
+    # -- the index (kept by memlane.index.keeper) and reports on it (memlane.report)
     @property
     def choice(self) -> ProviderChoice:
         return self.index.choice
@@ -142,10 +149,6 @@ class Memory:
     @property
     def sessions_dir(self) -> Path:
         return self.index.sessions_dir
-
-    def _require_enabled(self) -> None:
-        if not self.settings.enabled:
-            raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
 
     def sync(
         self,
@@ -168,9 +171,25 @@ class Memory:
         """True when the index is missing, built for other settings, or behind the files on disk."""
         return self.index.is_dirty()
 
-    def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
-        return self.index.freshen(fresh, self._refresh_in_background)
+    def status(self, deep: bool = False) -> dict[str, Any]:
+        """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
+        return index_status(self.index, self._background, deep)
 
+    def background_status(self) -> dict[str, Any]:
+        """The background worker's state: running, syncs done, watcher events, last sync and error."""
+        return background_status(self._background)
+
+    def doctor(self) -> list[Check]:
+        """Problems of this memory and its index, each with the command that fixes it. Reads only: the index
+        is opened here to be looked at (never this Memory's store, whose opening creates, migrates or moves
+        aside an index)."""
+        return diagnose_read_only(self.config, self.workspace, self.index.fingerprint())
+
+    def _vector_index(self) -> SearchVectors:
+        """The live chunk vectors (benches rank with them directly)."""
+        return self.index.chunk_vectors()
+
+    # -- reads: search and recall (memlane.index.reads), a file, the core block, the session-start pack
     def search(
         self,
         query: str,
@@ -183,7 +202,6 @@ class Memory:
         answers at once (``stale``) and refreshes in the background, or, with ``fresh``, syncs the
         memory files first (what a one-shot command wants: it would wait for the refresh anyway).
         ``now`` is the present the query's time words are read against ("last week"), default the clock."""
-        self._require_enabled()
         self._require_readable()
         if not isinstance(query, str) or not query.strip():
             raise MemlaneError("query must be a non-empty string")
@@ -231,6 +249,56 @@ class Memory:
             query, when, k, lower, upper, kind_names, entity, budget, explain, on_day, known_day, notes
         )
 
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
+        """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
+        self._require_readable()
+        return self.index.read_source(path, from_line, lines)
+
+    def core(self) -> dict[str, Any]:
+        """MEMORY.md as the core block an agent keeps in context every session, with its size and a
+        warning above ``core.maxChars``."""
+        self._require_readable()
+        return read_core(self.workspace, self.config.core.max_chars)
+
+    def context(
+        self,
+        budget: int = 2000,
+        query: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        now: dt.datetime | None = None,
+        recent_days: int = 30,
+    ) -> ContextPack:
+        """What an agent should see at the start of a session (:mod:`memlane.report.context`): the core block,
+        the facts most relevant to ``query`` (else to the name of the folder ``cwd``), then recent ones, within
+        ``budget`` tokens, each with its source."""
+        self._require_readable()
+        _check_count("budget", budget)
+        when = now or dt.datetime.now()
+        recall = functools.partial(self.recall, k=10, budget=budget, now=when)
+        return session_pack(self.index, self.core(), recall, budget, query, cwd, when, recent_days)
+
+    # -- entities and relations (memlane.report.entities, memlane.graph.agents)
+    def entities(self, fresh: bool = False) -> list[dict[str, Any]]:
+        """Every entity of the index: its name, page, how many facts mention it and the latest day of one."""
+        self._require_readable()
+        self._freshen(fresh)
+        return report_entities.entities(self.index)
+
+    def entity(self, name: str, limit: int = 200, fresh: bool = False) -> dict[str, Any]:
+        """One entity: its page, the facts that mention it (latest first, at most ``limit``), the entities
+        mentioned beside it with how many facts they share, and its relations now (empty without any)."""
+        self._require_readable()
+        _check_count("limit", limit)
+        self._freshen(fresh)
+        return report_entities.entity(self.index, name, limit)
+
+    def facts_since(self, since: dt.date, limit: int = 500, fresh: bool = False) -> list[dict[str, Any]]:
+        """The facts of the logs dated ``since`` or later, latest day first (at most ``limit``)."""
+        self._require_readable()
+        _check_count("limit", limit)
+        self._freshen(fresh)
+        return report_entities.facts_since(self.index, since, limit)
+
     def graph(
         self,
         entity: str,
@@ -268,6 +336,69 @@ class Memory:
         updates = functools.partial(report_entities.updates, self.index)
         return agents.timeline(own, self.agent_id, others, entity, updates, notes + more)
 
+    # -- writes (memlane.files: writer, flush, archive, backup)
+    def write(self, text: str, heading: str | None = None, long_term: bool = False) -> dict[str, Any]:
+        """Append a note to today's ``memory/YYYY-MM-DD.md`` (or ``MEMORY.md``), under ``heading`` if
+        given, and index it at once. Refused unless ``workspaceAccess`` is ``rw``."""
+        self._require_writable()
+        result = write_note(
+            self.workspace, text, heading=heading, long_term=long_term, max_core_chars=self.config.core.max_chars
+        )
+        return self._index_after_write(result.to_dict())
+
+    def replace(self, path: str, old: str, new: str) -> dict[str, Any]:
+        """Replace the one exact occurrence of ``old`` in a memory file with ``new`` (refused when it occurs
+        zero or several times); answers with the edited lines and their range, indexed at once."""
+        self._require_writable()
+        result, lines = replace_passage(self.workspace, path, old, new, self.config.core.max_chars)
+        return self._index_after_write({**result.to_dict(), "text": lines})
+
+    def insert(self, path: str, text: str, line: int | None = None, heading: str | None = None) -> dict[str, Any]:
+        """Insert ``text`` into a memory file (created if missing) after ``line`` (0 = top, -1 = end) or
+        under ``heading`` (created if missing); answers with the inserted lines and their range."""
+        self._require_writable()
+        result, lines = insert_text(self.workspace, path, text, line, heading, self.config.core.max_chars)
+        return self._index_after_write({**result.to_dict(), "text": lines})
+
+    def memory_flush(
+        self, session_id: str, session_tokens: int, context_window: int, compaction_count: int = 0, record: bool = True
+    ) -> FlushDecision:
+        """Pre-compaction flush: whether to run the silent 'write your notes' turn now, and its prompts."""
+        state = self.sessions_dir / STATE_FILE
+        return plan_flush(self.config, state, session_id, session_tokens, context_window, compaction_count, record)
+
+    def archive(
+        self, older_than: int | str = 90, dry_run: bool = False, now: dt.datetime | None = None
+    ) -> dict[str, Any]:
+        """Move daily logs older than ``older_than`` days (or "90d") to ``memory/archive/YYYY/`` (see
+        :mod:`memlane.files.archive`); the index follows without re-embedding. ``dry_run`` only lists the moves."""
+        self._require_readable() if dry_run else self._require_writable()
+        moves, skipped = plan_archive(self.workspace, archive_days(older_than), (now or dt.datetime.now()).date())
+        done = moves if dry_run else archive_files(self.workspace, moves)
+        out: dict[str, Any] = {"moves": [m.to_dict() for m in done], "skipped": skipped, "dryRun": dry_run}
+        if done and not dry_run:
+            out.update(self._index_after_write({}))
+        return out
+
+    def backup(self, push: bool | None = None, init: bool = False) -> BackupResult:
+        """Commit the memory files that changed to the workspace's git repository (see
+        :mod:`memlane.files.backup`); ``push`` (default ``backup.git.push``) pushes to ``backup.git.remote``."""
+        self._require_writable()
+        git = self.config.backup.git
+        result = backup_files(self.workspace, git, push=git.push if push is None else push, init=init)
+        self._backed_up = time.time()
+        return result
+
+    def after_sync(self) -> None:
+        """The background worker's hook after each sync: with ``backup.git.afterFlush``, a backup once a memory
+        flush was recorded since the last backup (the flush's notes have been synced by then)."""
+        git = self.config.backup.git
+        if git.after_flush and self.config.workspace_access == "rw":
+            flushed = flush_times(self.sessions_dir / STATE_FILE)
+            if flushed and max(flushed) > self._backed_up:
+                self.backup(push=git.push)
+
+    # -- reflect: entity pages, opinions, proposals, Retain drafts (memlane.reflect.run)
     def reflect(
         self, since: dt.date | str | None = None, dry_run: bool = False, now: dt.datetime | None = None
     ) -> ReflectReport:
@@ -280,26 +411,11 @@ class Memory:
             self._index_after_write({})
         return report
 
-    def entities(self, fresh: bool = False) -> list[dict[str, Any]]:
-        """Every entity of the index: its name, page, how many facts mention it and the latest day of one."""
-        self._require_readable()
-        self._freshen(fresh)
-        return report_entities.entities(self.index)
-
-    def entity(self, name: str, limit: int = 200, fresh: bool = False) -> dict[str, Any]:
-        """One entity: its page, the facts that mention it (latest first, at most ``limit``), the entities
-        mentioned beside it with how many facts they share, and its relations now (empty without any)."""
-        self._require_readable()
-        _check_count("limit", limit)
-        self._freshen(fresh)
-        return report_entities.entity(self.index, name, limit)
-
-    def facts_since(self, since: dt.date, limit: int = 500, fresh: bool = False) -> list[dict[str, Any]]:
-        """The facts of the logs dated ``since`` or later, latest day first (at most ``limit``)."""
-        self._require_readable()
-        _check_count("limit", limit)
-        self._freshen(fresh)
-        return report_entities.facts_since(self.index, since, limit)
+    def reflect_scheduled(self) -> None:
+        """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""
+        if self.config.workspace_access == "rw":
+            report = self.reflect()
+            log.info("memlane reflect: %d pages written", len(report.written))
 
     def beliefs(self, now: dt.datetime | None = None, fresh: bool = False) -> dict[str, Any]:
         """Each opinion's confidence step by step with the evidence for and against, and the proposals for
@@ -326,11 +442,9 @@ class Memory:
             self._index_after_write({})
         return drafts
 
+    # -- capture and import of conversations (memlane.capture.run)
     def capture(
-        self,
-        turns: Iterable[Turn | Mapping[str, Any]],
-        session: str | None = None,
-        now: dt.datetime | None = None,
+        self, turns: Iterable[Turn | Mapping[str, Any]], session: str | None = None, now: dt.datetime | None = None
     ) -> CaptureReport:
         """Turn conversation turns (``{role, content, timestamp?, name?}``) into memory: a section per session
         in the daily log of each turn's date, with a digest and Retain bullets (see :mod:`memlane.capture`).
@@ -390,105 +504,10 @@ class Memory:
                 report.notes.append(str(done["note"]))
         return report
 
-    def backup(self, push: bool | None = None, init: bool = False) -> BackupResult:
-        """Commit the memory files that changed to the workspace's git repository (see
-        :mod:`memlane.files.backup`); ``push`` (default ``backup.git.push``) pushes to ``backup.git.remote``."""
-        self._require_writable()
-        git = self.config.backup.git
-        result = backup_files(self.workspace, git, push=git.push if push is None else push, init=init)
-        self._backed_up = time.time()
-        return result
-
-    def after_sync(self) -> None:
-        """The background worker's hook after each sync: with ``backup.git.afterFlush``, a backup once a memory
-        flush was recorded since the last backup (the flush's notes have been synced by then)."""
-        git = self.config.backup.git
-        if git.after_flush and self.config.workspace_access == "rw":
-            flushed = flush_times(self.sessions_dir / STATE_FILE)
-            if flushed and max(flushed) > self._backed_up:
-                self.backup(push=git.push)
-
-    def archive(
-        self, older_than: int | str = 90, dry_run: bool = False, now: dt.datetime | None = None
-    ) -> dict[str, Any]:
-        """Move daily logs older than ``older_than`` days (or "90d") to ``memory/archive/YYYY/`` (see
-        :mod:`memlane.files.archive`); the index follows without re-embedding. ``dry_run`` only lists the moves."""
-        self._require_readable() if dry_run else self._require_writable()
-        moves, skipped = plan_archive(self.workspace, archive_days(older_than), (now or dt.datetime.now()).date())
-        done = moves if dry_run else archive_files(self.workspace, moves)
-        out: dict[str, Any] = {"moves": [m.to_dict() for m in done], "skipped": skipped, "dryRun": dry_run}
-        if done and not dry_run:
-            out.update(self._index_after_write({}))
-        return out
-
-    def doctor(self) -> list[Check]:
-        """Problems of this memory and its index, each with the command that fixes it. Reads only: the index
-        is opened here to be looked at (never this Memory's store, whose opening creates, migrates or moves
-        aside an index)."""
-        return diagnose_read_only(self.config, self.workspace, self.index.fingerprint())
-
-    def reflect_scheduled(self) -> None:
-        """What the ``reflect.schedule`` timer runs: a reflect, unless the workspace is not writable."""
-        if self.config.workspace_access == "rw":
-            report = self.reflect()
-            log.info("memlane reflect: %d pages written", len(report.written))
-
-    def _vector_index(self) -> SearchVectors:
-        """The live chunk vectors (benches rank with them directly)."""
-        return self.index.chunk_vectors()
-
-    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
-        """Text of a memory file, optionally ``lines`` lines starting at 1-based ``from_line``."""
-        self._require_enabled()
-        if self.config.workspace_access == "none":
-            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
-        return self.index.read_source(path, from_line, lines)
-
-    def write(self, text: str, heading: str | None = None, long_term: bool = False) -> dict[str, Any]:
-        """Append a note to today's ``memory/YYYY-MM-DD.md`` (or ``MEMORY.md``), under ``heading`` if
-        given, and index it at once. Refused unless ``workspaceAccess`` is ``rw``."""
-        self._require_writable()
-        result = write_note(
-            self.workspace, text, heading=heading, long_term=long_term, max_core_chars=self.config.core.max_chars
-        )
-        return self._index_after_write(result.to_dict())
-
-    def replace(self, path: str, old: str, new: str) -> dict[str, Any]:
-        """Replace the one exact occurrence of ``old`` in a memory file with ``new`` (refused when it occurs
-        zero or several times); answers with the edited lines and their range, indexed at once."""
-        self._require_writable()
-        result, lines = replace_passage(self.workspace, path, old, new, self.config.core.max_chars)
-        return self._index_after_write({**result.to_dict(), "text": lines})
-
-    def insert(self, path: str, text: str, line: int | None = None, heading: str | None = None) -> dict[str, Any]:
-        """Insert ``text`` into a memory file (created if missing) after ``line`` (0 = top, -1 = end) or
-        under ``heading`` (created if missing); answers with the inserted lines and their range."""
-        self._require_writable()
-        result, lines = insert_text(self.workspace, path, text, line, heading, self.config.core.max_chars)
-        return self._index_after_write({**result.to_dict(), "text": lines})
-
-    def core(self) -> dict[str, Any]:
-        """MEMORY.md as the core block an agent keeps in context every session, with its size and a
-        warning above ``core.maxChars``."""
-        self._require_readable()
-        return read_core(self.workspace, self.config.core.max_chars)
-
-    def context(
-        self,
-        budget: int = 2000,
-        query: str | None = None,
-        cwd: str | os.PathLike[str] | None = None,
-        now: dt.datetime | None = None,
-        recent_days: int = 30,
-    ) -> ContextPack:
-        """What an agent should see at the start of a session (:mod:`memlane.report.context`): the core block,
-        the facts most relevant to ``query`` (else to the name of the folder ``cwd``), then recent ones, within
-        ``budget`` tokens, each with its source."""
-        self._require_readable()
-        _check_count("budget", budget)
-        when = now or dt.datetime.now()
-        recall = functools.partial(self.recall, k=10, budget=budget, now=when)
-        return session_pack(self.index, self.core(), recall, budget, query, cwd, when, recent_days)
+    # -- guards and the index after a read or write
+    def _require_enabled(self) -> None:
+        if not self.settings.enabled:
+            raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
 
     def _require_readable(self) -> None:
         self._require_enabled()
@@ -501,32 +520,13 @@ class Memory:
         if access != "rw":
             raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
 
+    def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
+        return self.index.freshen(fresh, self._refresh_in_background)
+
     def _index_after_write(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
         return self.index.after_write(payload, self._refresh_in_background)
-
-    def memory_flush(
-        self, session_id: str, session_tokens: int, context_window: int, compaction_count: int = 0, record: bool = True
-    ) -> FlushDecision:
-        """Pre-compaction flush: whether to run the silent 'write your notes' turn now, and its prompts."""
-        return plan_flush(
-            self.config,
-            self.sessions_dir / STATE_FILE,
-            session_id,
-            session_tokens,
-            context_window,
-            compaction_count,
-            record,
-        )
-
-    def status(self, deep: bool = False) -> dict[str, Any]:
-        """What the index holds and how it is set up; ``deep`` also embeds a probe text."""
-        return index_status(self.index, self._background, deep)
-
-    def background_status(self) -> dict[str, Any]:
-        """The background worker's state: running, syncs done, watcher events, last sync and error."""
-        return background_status(self._background)
 
 
 # The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
