@@ -12,7 +12,7 @@ import pytest
 
 import memlane
 from conftest import write
-from memlane.surface.context import NOTES_LINE, whitespace_tokens
+from memlane.report.context import NOTES_LINE, whitespace_tokens
 
 NOW = dt.datetime(2026, 3, 20, 9)
 CORE = "# Long-term memory\n\n" + "".join(f"- Standing fact number {i} about the billing service.\n" for i in range(40))

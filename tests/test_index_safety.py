@@ -15,9 +15,9 @@ import pytest
 
 import memlane
 from conftest import FakeEmbedder, immutable, write
+from memlane.report.doctor import Check
 from memlane.search.ann import AnnVectors
 from memlane.store import SQLiteStore
-from memlane.surface.doctor import Check
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -298,7 +298,7 @@ def test_doctor_on_postgres_creates_nothing_and_reads_the_index(
 ) -> None:
     import psycopg
 
-    from memlane.surface.doctor import diagnose_read_only
+    from memlane.report.doctor import diagnose_read_only
 
     store = {"driver": "postgres", "url": pg_url, "schema": "doctor_ro"}
     with memlane.open(workspace, provider=fake, store=store) as mem:

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..search.keywords import STOPWORDS
-from ..store import StoredFact
+from ..search.ranking import SearchResult
+from ..store import FactIndex, StoredFact
+from .derive import day_of
 from .retain import PROVENANCE, normalize_name
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
@@ -281,6 +283,25 @@ def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[
     said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in every.values()]
     found = supersessions([s for s in said if s is not None], None, question(query))
     return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+
+
+def current_first(
+    results: list[SearchResult], facts: FactIndex, query: str, now: dt.datetime | None
+) -> list[SearchResult]:
+    """``results`` less the daily logs of days after ``now`` (what was said later is no answer), with a
+    passage whose facts were all superseded by another passage's moved after the rest (for a question about
+    the present: :func:`stale_passages`)."""
+    if now is not None:
+        results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
+    files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
+    passages = [
+        [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
+        for r in results
+    ]
+    stale = stale_passages(passages, query)
+    if not stale:
+        return results
+    return [r for i, r in enumerate(results) if i not in stale] + [r for i, r in enumerate(results) if i in stale]
 
 
 def order(

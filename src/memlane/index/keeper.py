@@ -12,23 +12,26 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..config import AgentConfig
-from ..embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from ..embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
 from ..embeddings.remote import BatchProvider
-from ..errors import ProviderError
+from ..errors import MemlaneError, PathError, ProviderError
 from ..facts.entities import EntityDirectory
 from ..facts.recall import entity_directory
 from ..graph import Predicates
+from ..graph.query import Graph
 from ..search.live import LiveVectors, SearchVectors
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store
 from .batching import BatchRun
 from .first import FirstIndex
-from .sessions import list_sessions, sync_sessions
+from .sessions import PREFIX as SESSIONS_PREFIX
+from .sessions import list_sessions, read_session, sync_sessions
 from .sync import (
     PlanHook,
     Progress,
@@ -39,6 +42,7 @@ from .sync import (
     index_fingerprint,
 )
 from .sync_pass import sync_workspace
+from .workspace import read_lines, resolve_extra_path, resolve_memory_path
 
 # (generation, indexed fingerprint, memory files' states, first-index marker) of an index
 _Indexed = tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]
@@ -260,6 +264,65 @@ class IndexKeeper:
             notes.append(first.note())
         return notes, stale
 
+    def after_write(self, payload: dict[str, Any], refresh: Callable[[], None]) -> dict[str, Any]:
+        """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
+        wait, ``refresh`` (a background sync) picks it up."""
+        payload = {**payload, "indexed": False}
+        if not self.sync_lock.acquire(blocking=False):
+            refresh()
+            payload["note"] = "written; another sync is running, it is indexed in the background"
+            return payload
+        try:
+            self.sync_memory(force=False, progress=None, on_plan=None)
+            payload["indexed"] = True
+        except MemlaneError as exc:  # the note is on disk; a later sync indexes it
+            payload["note"] = f"written, not indexed yet: {exc}"
+        finally:
+            self.sync_lock.release()
+        return payload
+
+    # -- reads
+    def embed_query(self, text: str) -> tuple[EmbeddingProvider | None, Vectors | None, str | None]:
+        """The provider and ``text``'s vector (or why it failed), embedded outside the lock: a remote call
+        that hangs and retries must not hold up every other read. A sync that swapped to its fallback
+        meanwhile makes the vector useless (another model), so the query is embedded again."""
+        for _ in range(3):
+            with self.lock:
+                provider = self.choice.provider
+            if provider is None:
+                return None, None, None
+            try:
+                vec = provider.embed_query(text)
+                failure = None
+            except ProviderError as exc:
+                vec, failure = None, str(exc)
+            with self.lock:
+                if self.choice.provider is provider:
+                    return provider, vec, failure
+        return provider, None, "the embedding provider changed while the query was embedded"
+
+    def read_source(self, path: str, from_line: int | None, lines: int | None) -> str:
+        """Text of a memory file, a file of ``memorySearch.extraPaths`` (read-only) or an indexed session
+        transcript, optionally ``lines`` lines starting at 1-based ``from_line``."""
+        if isinstance(path, str) and path.startswith(SESSIONS_PREFIX):
+            if not self.settings.sessions_enabled:
+                raise PathError("session transcripts are not a memory source for this agent (sources, experimental)")
+            try:
+                return read_session(self.sessions_dir, path, from_line, lines)
+            except OSError as exc:
+                raise PathError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            target = resolve_memory_path(self.workspace, path)
+        except PathError:
+            extra = resolve_extra_path(self.workspace, self.settings.extra_paths, path)
+            if extra is None:
+                raise
+            target = extra  # a file of memorySearch.extraPaths: read-only
+        try:
+            return read_lines(target, from_line, lines)
+        except OSError as exc:
+            raise PathError(f"cannot read {path}: {exc.strerror}") from None
+
     # -- the live index in memory
     def chunk_vectors(self) -> SearchVectors:
         """The live chunk vectors (reloaded only by delta after a write, or searched on the server of a big
@@ -279,6 +342,15 @@ class IndexKeeper:
         if self._entities is None or self._entities[0] != gen:
             self._entities = (gen, entity_directory(self.store))
         return self._entities[1]
+
+    def known_names(self) -> list[str]:
+        """Every entity name memory knows, sorted: the entity pages' and the @mentions'."""
+        directory = self.entity_directory()
+        return sorted(set(directory.page_names.values()) | {n for n, _ in self.store.facts.mentioned().values()})
+
+    def graph(self) -> Graph:
+        """The relations of this index, read through its entity directory."""
+        return Graph(self.store.facts, self.entity_directory(), self.predicates)
 
     def facts_and_vectors(self) -> tuple[list[StoredFact], npt.NDArray[np.float32] | None]:
         """Every fact of the index, and its vector row by row (zeros where a fact has none yet; None for a

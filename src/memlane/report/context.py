@@ -15,9 +15,17 @@ someone once said, not an order.
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from ..embeddings.remote import estimate_tokens
+from ..facts import supersede
+from ..facts.recall import RecallResponse
+from ..index.keeper import IndexKeeper
 
 TokenCount = Callable[[Sequence[str]], list[int]]
 CORE_SHARE = 0.6  # of the budget, at most, for MEMORY.md when there are facts to show
@@ -154,3 +162,39 @@ def assemble(
             break
     pack.tokens = count([pack.render()])[0]
     return pack
+
+
+def session_pack(
+    index: IndexKeeper,
+    core: dict[str, Any],
+    recall: Callable[[str], RecallResponse],
+    budget: int,
+    query: str | None,
+    cwd: str | os.PathLike[str] | None,
+    when: dt.datetime,
+    recent_days: int,
+) -> ContextPack:
+    """The pack :meth:`memlane.Memory.context` answers: ``core`` (the core block), the facts ``recall`` finds
+    for ``query`` (else for the name of the folder ``cwd``), then the facts of the ``recent_days`` before
+    ``when``, within ``budget`` tokens as the index's provider counts them."""
+    topic = (query or "").strip()
+    if not topic and cwd is not None:
+        folder = Path(cwd).expanduser().name
+        topic = folder.replace("-", " ").replace("_", " ").strip()
+    relevant: list[Line] = []
+    if topic:
+        resp = recall(topic)
+        relevant = [Line(f.content, f.source, f.kind, f.day, f.origin, f.valid_to) for f in resp.facts]
+    lower = when.date() - dt.timedelta(days=recent_days)
+    with index.lock:
+        seqs = index.store.facts.in_window(lower, when.date(), 20)
+        facts = index.store.facts.by_seq(seqs)
+    later = supersede.of_facts([facts[s] for s in seqs if s in facts])
+    recent = [
+        Line(f.content, f.source, f.kind, f.day, f.origin, later[s].day if s in later else None)
+        for s, f in ((s, facts[s]) for s in seqs if s in facts)
+    ]
+    provider = index.choice.provider
+    # without a provider, the bundled tokenizer (words alone undercount text without spaces: CJK, URLs)
+    count = provider.count_tokens if provider is not None else estimate_tokens
+    return assemble(budget, str(core["path"]), str(core["text"]), topic, relevant, recent, count)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import AgentConfig
-from ..embeddings import EmbeddingProvider, ProviderChoice
+from ..embeddings import EmbeddingProvider
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import entity_hints
 from ..index.batching import BatchRun
 from ..index.first import FirstIndex
+from ..index.keeper import IndexKeeper
 from ..index.sync import effective_chunking, embedding_key
 from ..search.ann import save_error
 from ..store import IndexStore, ServerVectorSearch
@@ -21,20 +20,16 @@ if TYPE_CHECKING:
     from ..index.background import Background
 
 
-def index_status(
-    *,
-    agent_id: str,
-    workspace: Path,
-    config: AgentConfig,
-    store: IndexStore,
-    choice: ProviderChoice,
-    dirty: bool,
-    background: Background | None,
-    batch: BatchRun,
-    sessions_dir: Path,
-    deep: bool = False,
-) -> dict[str, Any]:
+def index_status(index: IndexKeeper, background: Background | None, deep: bool = False) -> dict[str, Any]:
     """The whole report; ``deep`` also embeds a probe text with the provider."""
+    agent_id, workspace, config, store, choice = (
+        index.config.agent_id,
+        index.workspace,
+        index.config,
+        index.store,
+        index.choice,
+    )
+    dirty, batch, sessions_dir = index.is_dirty(), index.batch, index.sessions_dir
     settings = config.memory_search
     counts = store.counts()
     meta = store.meta()
