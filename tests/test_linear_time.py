@@ -50,17 +50,17 @@ from memlane.capture.turns import Turn
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import Mention, find_mentions, normalize_name, parse_retain
-from memlane.facts.timeparse import find_times
 from memlane.graph.extract import from_page, relations_of, strip_fields
-from memlane.markdown import parse
 from memlane.memory import open_memory
 from memlane.reflect.extract import draft_log, normalized
 from memlane.reflect.opinions import Polarity, stems
+from memlane.text.markdown import parse
+from memlane.text.timeparse import find_times
 
 _parser: Any = importlib.import_module("re._parser")  # the regex parser re itself uses (no public API)
 
-PACKAGES = ("memlane.facts", "memlane.graph", "memlane.reflect", "memlane.capture")
-MODULES = ("memlane.markdown",)
+PACKAGES = ("memlane.text", "memlane.facts", "memlane.graph", "memlane.reflect", "memlane.capture")
+MODULES = ()
 GROWTH = 5.0  # 4x the input may cost at most 5x ...
 SLACK = 0.002  # ... plus this many seconds of CPU (a pattern's rung)
 FUNCTION_SLACK = 0.01  # ... or these (a function's rung: it allocates, parses Markdown, makes objects)

@@ -18,11 +18,11 @@ from click.testing import CliRunner
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.search.keywords import match_expression
 from memlane.search.vectors import ServerVectors, VectorIndex
 from memlane.store.postgres import PostgresStore
 from memlane.store.postgres.text import fold, parse_match
 from memlane.surface.cli import cli
+from memlane.text.keywords import match_expression
 
 
 def _store(url: str, schema: str | None = None, **extra: object) -> dict[str, object]:

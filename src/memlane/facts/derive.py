@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ..graph.extract import Relation, from_page, relations_of, strip_fields
-from ..index.chunking import text_hash
-from ..markdown import parse
-from ..search.keywords import STOPWORDS, cjk_terms
 from ..store import EntityName, FactRow, RelationRow
+from ..text.hashing import text_hash
+from ..text.keywords import STOPWORDS, cjk_terms
+from ..text.markdown import parse
+from ..text.origin import origin_of
+from ..text.timeparse import event_time
 from .entities import is_entity_page, parse_entity_page
-from .origin import origin_of
 from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
-from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
 FACTS_VERSION = 5  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings;
-# 5: each fact's origin (memlane.facts.origin)
+# 5: each fact's origin (memlane.text.origin)
 _DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
 
 

@@ -35,14 +35,14 @@ from ..graph import directory_of, key_of
 from ..graph.predicates import Predicates
 from ..graph.query import Graph, describe_path
 from ..graph.settle import Stated
-from ..search.keywords import STOPWORDS, match_expression
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
+from ..text.keywords import STOPWORDS, match_expression
+from ..text.timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 from . import supersede
 from .entities import Entity, EntityDirectory
 from .retain import KIND_LETTERS, KINDS, PROVENANCE
-from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -74,7 +74,7 @@ class RecalledFact:
     valid_to: str | None = None  # a superseded fact: when it stopped being true ...
     superseded_by: dict[str, str] | None = None  # ... and what said so: {content, source}
     path: str | None = None  # brought by a relation of a named entity: "Peter → works_at → Acme → ..."
-    origin: str = "file"  # who it comes from: "person", "agent" or "file" (memlane.facts.origin)
+    origin: str = "file"  # who it comes from: "person", "agent" or "file" (memlane.text.origin)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -20,9 +20,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from ..facts.derive import bullet_relations, day_of
-from ..facts.timeparse import event_time
 from ..files.history import History
 from ..store import FactIndex
+from ..text.timeparse import event_time
 
 
 def record_index(facts: FactIndex, history: History, paths: Sequence[str] | None) -> tuple[int, int]:

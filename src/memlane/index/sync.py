@@ -36,11 +36,12 @@ from ..facts.entities import entity_hints, is_entity_page
 from ..files import history as git_history
 from ..graph import GRAPH_VERSION, Predicates, settle_index
 from ..graph.record import record_index
-from ..markdown import split_lines
-from ..search.keywords import cjk_terms
 from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
+from ..text.hashing import text_hash
+from ..text.keywords import cjk_terms
+from ..text.markdown import split_lines
 from .batching import BatchRun, collect_jobs, run_batches
-from .chunking import Chunk, chunk_markdown, text_hash, whitespace_token_counter
+from .chunking import Chunk, chunk_markdown, whitespace_token_counter
 from .first import EARLY_TEXTS, FirstIndex, Showing, cleared
 from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
 from .workspace import FileInfo, differs_from, list_memory_files

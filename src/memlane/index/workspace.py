@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from ..config import ExtraPath, glob_alternatives
 from ..errors import PathError
-from ..markdown import split_lines
+from ..text.markdown import split_lines
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"

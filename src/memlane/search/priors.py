@@ -23,7 +23,7 @@ from typing import Protocol, TypeVar
 
 from ..config import PriorSettings
 from ..facts.derive import day_of
-from ..facts.timeparse import TimeRange, query_time
+from ..text.timeparse import TimeRange, query_time
 
 ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
 _PRESENT = re.compile(

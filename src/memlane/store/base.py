@@ -6,7 +6,7 @@ implement both; the modules above the store are typed against these protocols on
 :func:`memlane.store.open_store`. mypy checks that both drivers satisfy both (``store/__init__.py``).
 
 Two parts of the seam are written in SQLite's terms and translated by the PostgreSQL driver:
-``keyword_search`` takes the FTS5 expression :func:`memlane.search.keywords.match_expression` builds (an OR of
+``keyword_search`` takes the FTS5 expression :func:`memlane.text.keywords.match_expression` builds (an OR of
 column-scoped quoted phrases, nothing else; :mod:`memlane.store.postgres.text` reads it back), and
 :class:`~memlane.store.facts.FactFilter` renders its WHERE clause in either driver's SQL (:mod:`.dialect`).
 """

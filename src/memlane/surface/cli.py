@@ -17,10 +17,10 @@ from ..capture import FORMATS
 from ..capture.backfill import KINDS as IMPORT_KINDS
 from ..errors import MemlaneError
 from ..facts import RecallResponse
-from ..facts.origin import origins_in
 from ..index.sync import EmbedPlan
 from ..memory import MAX_COUNT, Memory, open_memory
 from ..search.ranking import SearchResponse
+from ..text.origin import origins_in
 from .install import HOSTS as INSTALL_HOSTS
 from .install import Where, carry_out, cursor_hooks_installed
 from .install import plan as plan_install
