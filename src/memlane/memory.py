@@ -23,7 +23,6 @@ from .embeddings import EmbeddingProvider, ProviderChoice, Vectors
 from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError, quoted
 from .facts import supersede
-from .facts.derive import day_of
 from .facts.entities import suggest
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .facts.retain import normalize_name
@@ -45,7 +44,6 @@ from .index.sync import (
     Progress,
     SyncReport,
 )
-from .index.workspace import read_lines, resolve_extra_path, resolve_memory_path
 from .reflect import EntityState, ReflectReport, apply_changes, reflected_before
 from .reflect import beliefs as reflect_beliefs
 from .reflect import plan as reflect_plan
@@ -61,6 +59,7 @@ from .surface.context import ContextPack, assemble
 from .surface.context import Line as ContextLine
 from .surface.doctor import Check, diagnose_read_only
 from .surface.status import background_status, index_status
+from .workspace import day_of, read_lines, resolve_extra_path, resolve_memory_path
 
 log = logging.getLogger("memlane")
 

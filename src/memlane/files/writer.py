@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ..config import memlane_home
 from ..errors import MemlaneError, PathError
-from ..index.workspace import resolve_memory_path, resolve_writable_path
 from ..text.markdown import Document, parse
+from ..workspace import resolve_memory_path, resolve_writable_path
 from .markers import set_block
 
 MAX_NOTE_CHARS = 20_000

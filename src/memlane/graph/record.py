@@ -19,10 +19,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ..facts.derive import bullet_relations, day_of
+from ..facts.derive import bullet_relations
 from ..files.history import History
 from ..store import FactIndex
 from ..text.timeparse import event_time
+from ..workspace import day_of
 
 
 def record_index(facts: FactIndex, history: History, paths: Sequence[str] | None) -> tuple[int, int]:

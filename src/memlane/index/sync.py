@@ -40,11 +40,11 @@ from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_j
 from ..text.hashing import text_hash
 from ..text.keywords import cjk_terms
 from ..text.markdown import split_lines
+from ..workspace import FileInfo, differs_from, list_memory_files
 from .batching import BatchRun, collect_jobs, run_batches
 from .chunking import Chunk, chunk_markdown, whitespace_token_counter
 from .first import EARLY_TEXTS, FirstIndex, Showing, cleared
 from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
-from .workspace import FileInfo, differs_from, list_memory_files
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
 CHUNKER_VERSION = 2  # 2: rows carry their text less an assistant's words (keys.said_text)
