@@ -24,6 +24,8 @@ from .embeddings.remote import estimate_tokens
 from .errors import MemlaneError, PathError, ProviderError, quoted
 from .facts import supersede
 from .facts.entities import suggest
+from .facts.graph import directory_of
+from .facts.graph.query import Edge, Graph, describe_path
 from .facts.recall import RecallResponse, date_bound, embedded_text, parse_kinds, recall
 from .facts.retain import normalize_name
 from .files.archive import archive as archive_files
@@ -32,8 +34,6 @@ from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
-from .graph import directory_of
-from .graph.query import Edge, Graph, describe_path
 from .index.background import Background
 from .index.batching import BatchRun
 from .index.keeper import IndexKeeper

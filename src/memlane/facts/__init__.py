@@ -1,8 +1,9 @@
 """The fact layer (spec 004): typed facts from ``## Retain`` sections, their entities and time, and recall.
 
-``retain`` parses bullets (dates are read by :mod:`memlane.text.timeparse`), ``entities`` knows entity pages and names,
-``derive`` turns one file into index rows (called by the sync pipeline), ``recall`` ranks facts for a
-question. Everything here is rebuilt from the Markdown; nothing writes to a memory file.
+``retain`` parses bullets (dates are read by :mod:`memlane.text.timeparse`), ``entities`` knows entity pages
+and names, ``derive`` turns one file into index rows (called by the sync pipeline), ``graph`` holds the relations
+between entities and their validity (with the git history reader), ``supersede`` what is true now, ``recall`` ranks
+facts for a question. Everything here is rebuilt from the Markdown; nothing writes to a memory file.
 """
 
 from .recall import EntityRef, RecalledFact, RecallResponse, parse_kinds

@@ -11,7 +11,6 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..graph.extract import Relation, from_page, relations_of, strip_fields
 from ..store import EntityName, FactRow, RelationRow
 from ..text.hashing import text_hash
 from ..text.keywords import STOPWORDS, cjk_terms
@@ -20,10 +19,11 @@ from ..text.origin import origin_of
 from ..text.timeparse import event_time
 from ..workspace import day_of
 from .entities import is_entity_page, parse_entity_page
+from .graph.extract import Relation, from_page, relations_of, strip_fields
 from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
-FACTS_VERSION = 5  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings;
+FACTS_VERSION = 5  # 3: relations (memlane.facts.graph), inline fields left out of a fact's key; 4: more phrasings;
 # 5: each fact's origin (memlane.text.origin)
 
 

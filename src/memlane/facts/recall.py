@@ -31,10 +31,6 @@ import numpy.typing as npt
 
 from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
-from ..graph import directory_of, key_of
-from ..graph.predicates import Predicates
-from ..graph.query import Graph, describe_path
-from ..graph.settle import Stated
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
@@ -42,6 +38,10 @@ from ..text.keywords import STOPWORDS, match_expression
 from ..text.timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 from . import supersede
 from .entities import Entity, EntityDirectory
+from .graph import directory_of, key_of
+from .graph.predicates import Predicates
+from .graph.query import Graph, describe_path
+from .graph.settle import Stated
 from .retain import KIND_LETTERS, KINDS, PROVENANCE
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
@@ -234,7 +234,7 @@ def recall(
     caller keeps them (they change only when the index does). ``query_vec``: the query already embedded
     (of :func:`embedded_text`), so ``embed`` is not called.
 
-    Facts that state relations (memlane.graph) are current or not: a fact none of whose relations still holds
+    Facts that state relations (memlane.facts.graph) are current or not: a fact none of whose relations still holds
     comes after every current one, with when it stopped and what superseded it. ``as_of``: what was true on
     that day (facts that only became true later are left out); ``known_at``: what memory knew on that day
     (facts logged later are left out and the rest settled among themselves)."""

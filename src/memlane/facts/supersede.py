@@ -7,7 +7,7 @@ differ in those values. Of such a group the latest fact is current and the earli
 
 Derived at query time from what the index holds (the Markdown is never written): :func:`supersessions` over a
 recall's best candidates, :func:`order` to rank a group's current member first (or, for a question about the
-past, the value valid then). Pure functions; the relations of :mod:`memlane.graph` settle what they know on
+past, the value valid then). Pure functions; the relations of :mod:`memlane.facts.graph` settle what they know on
 their own and come first.
 """
 

@@ -21,8 +21,8 @@ from ..embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resol
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import EntityDirectory
+from ..facts.graph import Predicates
 from ..facts.recall import entity_directory
-from ..graph import Predicates
 from ..search.live import LiveVectors, SearchVectors
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store

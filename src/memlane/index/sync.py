@@ -33,9 +33,9 @@ from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.derive import FACTS_VERSION, FileFacts, derive_file
 from ..facts.entities import entity_hints, is_entity_page
-from ..files import history as git_history
-from ..graph import GRAPH_VERSION, Predicates, settle_index
-from ..graph.record import record_index
+from ..facts.graph import GRAPH_VERSION, Predicates, settle_index
+from ..facts.graph import history as git_history
+from ..facts.graph.record import record_index
 from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
 from ..text.hashing import text_hash
 from ..text.keywords import cjk_terms

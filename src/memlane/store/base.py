@@ -29,7 +29,7 @@ from .rows import ChunkRow, EmbeddingKey, FileState, StoredChunk
 
 class FactIndex(Protocol):
     """The Retain facts, their entity mentions, the entity names (spec 004) and the relations the facts and
-    entity pages state (``relations``, memlane.graph)."""
+    entity pages state (``relations``, memlane.facts.graph)."""
 
     relations: RelationTable
 

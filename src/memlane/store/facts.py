@@ -113,7 +113,7 @@ class FactRow:
     context: str
     cjk: str
     mentions: tuple[tuple[str, str], ...]  # (norm, name as written)
-    relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.graph)
+    relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.facts.graph)
     origin: str = "file"  # "person" | "agent" | "file" (memlane.text.origin)
 
     def values(self) -> tuple[Any, ...]:

@@ -129,7 +129,7 @@ def _renew_chunk_schema(conn: sqlite3.Connection) -> None:
 
 
 def _add_relations(conn: sqlite3.Connection) -> None:
-    """Version 5 adds the relation table (memlane.graph); the next sync is a full reindex that fills it
+    """Version 5 adds the relation table (memlane.facts.graph); the next sync is a full reindex that fills it
     (every vector comes from the cache)."""
     for stmt in RELATION_SCHEMA:
         conn.execute(stmt)
