@@ -211,7 +211,7 @@ def test_the_server_scores_keys_as_their_vectors_would_be_scored_here(tmp_path: 
             conn.execute(
                 f"DELETE FROM {schema}.embedding_cache WHERE hash = (SELECT hash FROM {schema}.chunk_keys LIMIT 1)"
             )
-        from memlane.index.sync import embedding_key
+        from memlane.embeddings import embedding_key
 
         ekey = embedding_key(mem.choice.provider)
         query = FakeEmbedder().embed_query("the violin plan")

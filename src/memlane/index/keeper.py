@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import AgentConfig
-from ..embeddings import EmbeddingProvider, ProviderChoice, make_fallback, resolve_provider
+from ..embeddings import EmbeddingProvider, ProviderChoice, embedding_key, make_fallback, resolve_provider
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import EntityDirectory
@@ -29,16 +29,7 @@ from ..store import FactFilter, IndexStore, StoredFact, open_store
 from .batching import BatchRun
 from .first import FirstIndex
 from .sessions import list_sessions, sync_sessions
-from .sync import (
-    PlanHook,
-    Progress,
-    SyncReport,
-    effective_chunking,
-    embedding_key,
-    files_differ,
-    index_fingerprint,
-    sync_workspace,
-)
+from .sync import PlanHook, Progress, SyncReport, effective_chunking, files_differ, index_fingerprint, sync_workspace
 
 # (generation, indexed fingerprint, memory files' states, first-index marker) of an index
 _Indexed = tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]

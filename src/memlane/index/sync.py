@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import ChunkingSettings, ExtraPath, Price
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingKey, EmbeddingProvider, embedding_key
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.derive import FACTS_VERSION, FileFacts, derive_file
@@ -36,7 +36,7 @@ from ..facts.entities import entity_hints, is_entity_page
 from ..facts.graph import GRAPH_VERSION, Predicates, settle_index
 from ..facts.graph import history as git_history
 from ..facts.graph.record import record_index
-from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore, fingerprint_json
+from ..store import ChunkRow, FileState, IndexStore, fingerprint_json
 from ..text.hashing import text_hash
 from ..text.keywords import cjk_terms
 from ..text.markdown import split_lines
@@ -153,10 +153,6 @@ def index_fingerprint(
         "relations": f"{GRAPH_VERSION}:{text_hash((predicates or Predicates()).fingerprint())[:12]}",
         "workspace": str(workspace.resolve()),
     }
-
-
-def embedding_key(provider: EmbeddingProvider) -> EmbeddingKey:
-    return EmbeddingKey(provider.provider_id, provider.model, provider.fingerprint())
 
 
 def _read(info: FileInfo) -> str:

@@ -22,9 +22,10 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..embeddings import EmbeddingKey
 from .facts import EntityName, FactFilter, FactRow, StoredFact
 from .relations import RelationRow, RelationTable
-from .rows import ChunkRow, EmbeddingKey, FileState, StoredChunk
+from .rows import ChunkRow, FileState, StoredChunk
 
 
 class FactIndex(Protocol):

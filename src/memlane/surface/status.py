@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import AgentConfig
-from ..embeddings import EmbeddingProvider, ProviderChoice
+from ..embeddings import EmbeddingProvider, ProviderChoice, embedding_key
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import entity_hints
 from ..index.batching import BatchRun
 from ..index.first import FirstIndex
-from ..index.sync import effective_chunking, embedding_key
+from ..index.sync import effective_chunking
 from ..search.ann import save_error
 from ..store import IndexStore, ServerVectorSearch
 
