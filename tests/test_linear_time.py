@@ -1,6 +1,6 @@
-"""Linear time, checked as ratios: every regular expression of ``text/`` (the Markdown reader among them),
-``facts/``, ``facts/graph/``, ``reflect/``, ``capture/``, and the public functions that loop over them, on hostile
-input.
+"""Linear time, checked as ratios: every regular expression of ``facts/`` (with ``facts/graph/``), ``reflect/``,
+``capture/``, the Markdown reader, time words and origins (``text/``) and a daily log's name (``workspace.py``), and
+the public functions that loop over them, on hostile input.
 
 The rule: 4x the input may cost at most 5x plus a constant, ``time(4n) <= 5 * time(n) + SLACK``, each time the
 least CPU time of a few repeats (CPU, not wall time: six jobs share two cores here). Sizes climb a ladder (x4 a
@@ -60,8 +60,8 @@ from memlane.text.timeparse import find_times
 
 _parser: Any = importlib.import_module("re._parser")  # the regex parser re itself uses (no public API)
 
-PACKAGES = ("memlane.text", "memlane.facts", "memlane.facts.graph", "memlane.reflect", "memlane.capture")
-MODULES = ()
+PACKAGES = ("memlane.facts", "memlane.facts.graph", "memlane.reflect", "memlane.capture")
+MODULES = ("memlane.text.markdown", "memlane.text.timeparse", "memlane.text.origin", "memlane.workspace")
 GROWTH = 5.0  # 4x the input may cost at most 5x ...
 SLACK = 0.002  # ... plus this many seconds of CPU (a pattern's rung)
 FUNCTION_SLACK = 0.01  # ... or these (a function's rung: it allocates, parses Markdown, makes objects)
