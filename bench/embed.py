@@ -147,7 +147,7 @@ def in_sync(workspace: Path, files: int) -> None:
 
     import memlane
     from memlane.embeddings.local import LocalEmbedder
-    from memlane.index.workspace import list_memory_files
+    from memlane.workspace import list_memory_files
 
     found = list_memory_files(workspace)
     chosen = found[:files] if files else found

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import graph_data
 import memlane
-from memlane.graph import Predicates, directory_of
-from memlane.graph.query import Graph
+from memlane.facts.graph import Predicates, directory_of
+from memlane.facts.graph.query import Graph
 
 
 def run(form: str, people: int, seed: int, provider: str, years: int = 5) -> None:

@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - a checkout without it
 def uncache() -> None:
     """Forget cached parses, so that every run parses (the Markdown reader caches its last few texts)."""
     try:
-        from memlane.markdown import parse
+        from memlane.text.markdown import parse
     except ImportError:  # an older checkout: nothing cached
         return
     parse.cache_clear()

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memlane.search.keywords import match_expression
 from memlane.store.sqlite import SQLiteStore
+from memlane.text.keywords import match_expression
 
 
 def main() -> None:

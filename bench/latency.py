@@ -188,7 +188,7 @@ def recall_at_10(mem: memlane.Memory, provider: BenchEmbedder, queries: list[str
     """Share of the exact top 10 (cosine over every vector) that the search's vector leg returns, for queries
     embedded as the documents are (with the bench provider, hashed words: a real-model query has no neighbours
     among them)."""
-    from memlane.index.sync import embedding_key
+    from memlane.embeddings import embedding_key
     from memlane.search.live import LiveVectors
     from memlane.search.vectors import VectorIndex
 

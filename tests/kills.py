@@ -104,7 +104,7 @@ def captured_once(workspace: Path) -> list[str]:
 
 
 def _files(workspace: Path) -> dict[str, bytes]:
-    import memlane.index.workspace as ws
+    import memlane.workspace as ws
 
     return {f.path: Path(f.abs).read_bytes() for f in ws.list_memory_files(workspace)}
 

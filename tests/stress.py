@@ -155,7 +155,7 @@ def run_scenario(
             if not caught_up:
                 time.sleep(0.2)
         if not caught_up:  # say what is behind: index state against the disk
-            from memlane.index.workspace import list_memory_files
+            from memlane.workspace import list_memory_files
 
             states = probe.store.file_states()
             for f in list_memory_files(workspace):

@@ -12,8 +12,8 @@ import pytest
 import memlane
 from conftest import index_sql, write
 from memlane.errors import IndexError_
-from memlane.search.keywords import match_expression
 from memlane.store.sqlite import bm25
+from memlane.text.keywords import match_expression
 
 pytestmark = pytest.mark.sqlite_only
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memlane.index.chunking import chunk_markdown, whitespace_token_counter
-from memlane.markdown import split_lines
+from memlane.text.markdown import split_lines
 
 count = whitespace_token_counter
 

@@ -22,7 +22,7 @@ import memlane
 from conftest import FakeEmbedder, another_writer, immutable, write
 from memlane.index.chunking import chunk_markdown
 from memlane.index.sessions import render
-from memlane.search.keywords import match_expression
+from memlane.text.keywords import match_expression
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")
@@ -186,7 +186,7 @@ def test_fuzz_the_chunker(lines: list[str], tokens: int) -> None:
 @settings(max_examples=300, deadline=None)
 @given(_ANY_TEXT)
 def test_fuzz_the_query_parsers(query: str) -> None:
-    from memlane.facts.timeparse import parse_bound, query_time
+    from memlane.text.timeparse import parse_bound, query_time
 
     expression = match_expression(query)
     assert expression is None or expression.strip()

@@ -8,7 +8,7 @@ from pathlib import Path
 import memlane
 from conftest import write
 from memlane.search.feedback import expansion_terms
-from memlane.search.keywords import STOPWORDS, match_expression
+from memlane.text.keywords import STOPWORDS, match_expression
 
 
 def _workspace(root: Path) -> Path:

@@ -13,10 +13,10 @@ import pytest
 
 import memlane
 from conftest import index_sql, write
+from memlane.facts.graph.extract import ANY, from_page, from_text, relations_of
+from memlane.facts.graph.predicates import Predicates
+from memlane.facts.graph.settle import Stated, settle
 from memlane.facts.retain import Mention
-from memlane.graph.extract import ANY, from_page, from_text, relations_of
-from memlane.graph.predicates import Predicates
-from memlane.graph.settle import Stated, settle
 
 pytestmark = pytest.mark.usefixtures("store_driver")
 NOW = dt.datetime(2026, 2, 1, 12)

@@ -1,5 +1,6 @@
-"""Linear time, checked as ratios: every regular expression of ``facts/``, ``graph/``, ``reflect/``, ``capture/``
-and the Markdown reader, and the public functions that loop over them, on hostile input.
+"""Linear time, checked as ratios: every regular expression of ``facts/`` (with ``facts/graph/``), ``reflect/``,
+``capture/``, the Markdown reader, time words and origins (``text/``) and a daily log's name (``workspace.py``), and
+the public functions that loop over them, on hostile input.
 
 The rule: 4x the input may cost at most 5x plus a constant, ``time(4n) <= 5 * time(n) + SLACK``, each time the
 least CPU time of a few repeats (CPU, not wall time: six jobs share two cores here). Sizes climb a ladder (x4 a
@@ -49,18 +50,18 @@ from memlane.capture.section import fact_words, sessions_in
 from memlane.capture.turns import Turn
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
+from memlane.facts.graph.extract import from_page, relations_of, strip_fields
 from memlane.facts.retain import Mention, find_mentions, normalize_name, parse_retain
-from memlane.facts.timeparse import find_times
-from memlane.graph.extract import from_page, relations_of, strip_fields
-from memlane.markdown import parse
 from memlane.memory import open_memory
 from memlane.reflect.extract import draft_log, normalized
 from memlane.reflect.opinions import Polarity, stems
+from memlane.text.markdown import parse
+from memlane.text.timeparse import find_times
 
 _parser: Any = importlib.import_module("re._parser")  # the regex parser re itself uses (no public API)
 
-PACKAGES = ("memlane.facts", "memlane.graph", "memlane.reflect", "memlane.capture")
-MODULES = ("memlane.markdown",)
+PACKAGES = ("memlane.facts", "memlane.facts.graph", "memlane.reflect", "memlane.capture")
+MODULES = ("memlane.text.markdown", "memlane.text.timeparse", "memlane.text.origin", "memlane.workspace")
 GROWTH = 5.0  # 4x the input may cost at most 5x ...
 SLACK = 0.002  # ... plus this many seconds of CPU (a pattern's rung)
 FUNCTION_SLACK = 0.01  # ... or these (a function's rung: it allocates, parses Markdown, makes objects)
@@ -395,7 +396,7 @@ def test_the_patterns_are_found() -> None:
         "memlane.reflect.extract._IMAGE",
         "memlane.reflect.extract._SENTENCE_END",
         "memlane.reflect.extract._OPINION[0][0]",
-        "memlane.graph.extract._FIELD",
+        "memlane.facts.graph.extract._FIELD",
         "memlane.capture.secrets._PASSWORD",
     ):
         assert expected in names

@@ -1,4 +1,4 @@
-"""The one Markdown reader (memlane.markdown) and the readers and writers that now share it: headings
+"""The one Markdown reader (memlane.text.markdown) and the readers and writers that now share it: headings
 inside code are no headings, one line model everywhere, front matter without YAML bombs."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import parse_retain
 from memlane.files.markers import set_block
 from memlane.files.writer import insert_text, read_core, write_note
-from memlane.markdown import MAX_FRONT_MATTER_CHARS, parse, split_lines
+from memlane.text.markdown import MAX_FRONT_MATTER_CHARS, parse, split_lines
 
 FENCED_LOG = (
     "# 2026-01-05\n\n## Deploy\nRun this:\n\n```sh\n# comment\nkubectl apply -f x.yaml\n```\n\n## Notes\n- Tax idea.\n"

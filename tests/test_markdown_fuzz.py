@@ -20,13 +20,13 @@ from memlane.errors import MemlaneError
 from memlane.facts.derive import derive_file
 from memlane.facts.entities import parse_entity_page
 from memlane.facts.retain import find_mentions, parse_retain
-from memlane.facts.timeparse import event_time, query_time
 from memlane.files.markers import BlockError, set_block
 from memlane.files.writer import _insert_under
 from memlane.index.chunking import chunk_markdown
 from memlane.index.keys import chunk_keys, said_text
-from memlane.markdown import parse, split_lines
 from memlane.reflect.extract import draft_log
+from memlane.text.markdown import parse, split_lines
+from memlane.text.timeparse import event_time, query_time
 from test_linear_time import FUNCTION_SLACK, quadruples_linearly
 
 DAY = dt.date(2026, 1, 5)

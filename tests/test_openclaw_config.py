@@ -184,7 +184,7 @@ def test_an_extra_path_pattern_chooses_among_the_folders_files(tmp_path: Path) -
 
 
 def test_glob_matcher_reads_globs_as_node_globbers_do() -> None:
-    from memlane.index.workspace import glob_matcher
+    from memlane.workspace import glob_matcher
 
     cases = {
         "**/*.md": (["a.md", "x/y/a.md"], ["a.txt"]),
@@ -315,7 +315,7 @@ def test_review_cases_in_config_reading(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_extra_paths_under_a_hidden_workspace_and_windows_names(tmp_path: Path) -> None:
-    from memlane.index.workspace import list_memory_files, resolve_extra_path
+    from memlane.workspace import list_memory_files, resolve_extra_path
 
     ws = tmp_path / ".openclaw" / "workspace"  # OpenClaw's default workspace sits in a hidden folder
     write(ws, "notes/a.md", "# A\n")

@@ -18,11 +18,11 @@ from click.testing import CliRunner
 
 import memlane
 from conftest import FakeEmbedder, write
-from memlane.search.keywords import match_expression
 from memlane.search.vectors import ServerVectors, VectorIndex
 from memlane.store.postgres import PostgresStore
 from memlane.store.postgres.text import fold, parse_match
 from memlane.surface.cli import cli
+from memlane.text.keywords import match_expression
 
 
 def _store(url: str, schema: str | None = None, **extra: object) -> dict[str, object]:
@@ -211,7 +211,7 @@ def test_the_server_scores_keys_as_their_vectors_would_be_scored_here(tmp_path: 
             conn.execute(
                 f"DELETE FROM {schema}.embedding_cache WHERE hash = (SELECT hash FROM {schema}.chunk_keys LIMIT 1)"
             )
-        from memlane.index.sync import embedding_key
+        from memlane.embeddings import embedding_key
 
         ekey = embedding_key(mem.choice.provider)
         query = FakeEmbedder().embed_query("the violin plan")

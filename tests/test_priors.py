@@ -9,10 +9,10 @@ from pathlib import Path
 import memlane
 from conftest import FakeEmbedder, write
 from memlane.config import PriorSettings
-from memlane.facts.derive import day_of
-from memlane.facts.timeparse import TimeRange
 from memlane.search.priors import QueryPriors, apply_priors
 from memlane.surface.tools import run_tool
+from memlane.text.timeparse import TimeRange
+from memlane.workspace import day_of
 
 
 @dataclass

@@ -358,7 +358,7 @@ def test_openai_batch_embeds_through_files_and_batches(tmp_path: Path, server: V
 
 
 def mem_key(mem: memlane.Memory) -> Any:
-    from memlane.index.sync import embedding_key
+    from memlane.embeddings import embedding_key
 
     return embedding_key(mem.choice.provider)  # type: ignore[arg-type]
 

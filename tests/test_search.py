@@ -8,7 +8,7 @@ import pytest
 import memlane
 from conftest import FakeEmbedder, index_sql, write
 from memlane.search import ranking as search_mod
-from memlane.search.keywords import cjk_terms, content_terms, match_expression
+from memlane.text.keywords import cjk_terms, content_terms, match_expression
 
 # Every test runs on both store drivers unless marked sqlite_only (conftest.py).
 pytestmark = pytest.mark.usefixtures("store_driver")

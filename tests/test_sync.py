@@ -213,8 +213,7 @@ def test_a_prune_keeps_what_the_index_uses_and_drops_the_oldest_spare_entries_fi
 
     import numpy as np
 
-    from memlane.index.sync import embedding_key
-    from memlane.store import EmbeddingKey
+    from memlane.embeddings import EmbeddingKey, embedding_key
 
     write(
         workspace,
@@ -248,7 +247,7 @@ def test_a_prune_keeps_what_the_index_uses_and_drops_the_oldest_spare_entries_fi
 def test_vectors_follow_changes_from_another_writer(workspace: Path, fake: FakeEmbedder) -> None:
     import numpy as np
 
-    from memlane.index.sync import embedding_key
+    from memlane.embeddings import embedding_key
 
     with open_mem(workspace, fake) as reader, open_mem(workspace, fake) as writer:
         reader.sync()

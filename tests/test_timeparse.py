@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlane.facts.timeparse import event_time, find_times, parse_bound, query_time
+from memlane.text.timeparse import event_time, find_times, parse_bound, query_time
 
 D = dt.date
 LOG_DAY = D(2025, 11, 27)  # a Thursday

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import memlane
 from memlane.capture.section import SessionPart, correct, merge
-from memlane.facts.origin import origin_of, origins_in
 from memlane.report.context import NOTES_LINE
 from memlane.surface.tools import run_tool
+from memlane.text.origin import origin_of, origins_in
 
 NOW = dt.datetime(2026, 5, 1, 18, 0)
 T = dt.time(14, 0)

@@ -10,7 +10,7 @@ import pytest
 import memlane
 from conftest import write
 from memlane.index.keys import said_text
-from memlane.search.keywords import asks_about_assistant
+from memlane.text.keywords import asks_about_assistant
 
 pytestmark = pytest.mark.usefixtures("store_driver")
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import write
 from memlane.errors import PathError
-from memlane.index.workspace import list_memory_files, read_lines, resolve_memory_path
+from memlane.workspace import list_memory_files, read_lines, resolve_memory_path
 
 
 def test_lists_memory_files_only(workspace: Path, tmp_path: Path) -> None:

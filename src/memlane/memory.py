@@ -5,7 +5,7 @@ The library's table of contents. Each method checks what the call may do (``memo
 
 - the index kept fresh: :mod:`memlane.index.keeper`, :mod:`memlane.index.background`
 - search and recall: :mod:`memlane.index.reads` over :mod:`memlane.search` and :mod:`memlane.facts.recall`
-- entities and relations: :mod:`memlane.report.entities`, :mod:`memlane.graph.agents` (other agents' beside)
+- entities and relations: :mod:`memlane.report.entities`, :mod:`memlane.facts.graph.agents` (other agents' beside)
 - writes, flush, archive, backup: :mod:`memlane.files`
 - reflect, beliefs, Retain drafts: :mod:`memlane.reflect.run`
 - capture and import: :mod:`memlane.capture.run`
@@ -32,6 +32,8 @@ from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice
 from .errors import MemlaneError, PathError
+from .facts.graph import agents
+from .facts.graph.agents import shared_graphs
 from .facts.recall import RecallResponse, date_bound, parse_kinds
 from .files.archive import archive as archive_files
 from .files.archive import archive_days, plan_archive
@@ -39,8 +41,6 @@ from .files.backup import BackupResult
 from .files.backup import backup as backup_files
 from .files.flush import STATE_FILE, FlushDecision, flush_times, plan_flush
 from .files.writer import insert_text, read_core, replace_passage, write_note
-from .graph import agents
-from .graph.agents import shared_graphs
 from .index.background import Background
 from .index.batching import BatchRun
 from .index.keeper import IndexKeeper
@@ -277,7 +277,7 @@ class Memory:
         recall = functools.partial(self.recall, k=10, budget=budget, now=when)
         return session_pack(self.index, self.core(), recall, budget, query, cwd, when, recent_days)
 
-    # -- entities and relations (memlane.report.entities, memlane.graph.agents)
+    # -- entities and relations (memlane.report.entities, memlane.facts.graph.agents)
     def entities(self, fresh: bool = False) -> list[dict[str, Any]]:
         """Every entity of the index: its name, page, how many facts mention it and the latest day of one."""
         self._require_readable()

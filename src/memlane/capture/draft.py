@@ -42,9 +42,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..facts.retain import normalize_name
-from ..facts.timeparse import find_times
 from ..reflect.extract import Draft, draft_log, normalized
-from ..search.keywords import STOPWORDS
+from ..text.keywords import STOPWORDS
+from ..text.timeparse import find_times
 from .prose import Prose, read_prose
 from .turns import Turn
 

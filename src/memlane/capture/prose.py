@@ -3,7 +3,7 @@
 A turn of a coding session holds more than what its speaker said: code blocks, shell sessions and their
 output, logs, stack traces, JSON/YAML/TOML, diffs, tables, file listings. Those are quotes, never facts:
 only the prose around them is drafted. Blocks come from the project's one Markdown reader
-(:func:`memlane.markdown.parse`: fenced and indented code); the rest is recognised line by line, and a
+(:func:`memlane.text.markdown.parse`: fenced and indented code); the rest is recognised line by line, and a
 paragraph whose lines are mostly machine text is dropped whole (a pasted log without a fence).
 
 What was dropped is kept as a kind ("stack", "shell", ...) and, for an error, its last line (the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..markdown import parse
+from ..text.markdown import parse
 
 MAX_UNIT_CHARS = 600  # a prose unit longer than this is cut at a sentence end (a wall of text is not a fact)
 

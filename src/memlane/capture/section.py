@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MemlaneError
-from ..facts.origin import stamp_at
 from ..facts.retain import PROVENANCE, parse_retain
-from ..markdown import Document, Heading, parse, split_lines
 from ..reflect.extract import normalized
+from ..text.markdown import Document, Heading, parse, split_lines
+from ..text.origin import stamp_at
 
 MARKER = re.compile(r"^<!-- memlane:capture session=(?P<id>[\w.:-]{1,80}) -->\s*$")
 BULLET = re.compile(r"^- [WBOS](?:\([^)\n]{0,20}\))?[\s@:]")

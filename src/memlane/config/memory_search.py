@@ -270,7 +270,7 @@ class PredicateSpec(SettingsModel):
 
 
 class GraphSettings(SettingsModel):
-    """Relations between entities (memlane.graph): which predicates exist beyond the built-in ones
+    """Relations between entities (memlane.facts.graph): which predicates exist beyond the built-in ones
     (``lives_in``, ``works_at``, ``role``, ``status``, ``partner``, ``located_in`` single-valued; ``likes``,
     ``dislikes``, ``prefers``, ``uses``, ``owns``, ``knows`` multi-valued), and how far a walk may go."""
 

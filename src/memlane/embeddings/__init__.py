@@ -12,13 +12,16 @@ from ..errors import ProviderError
 from .base import EmbeddingProvider, Vectors, normalize_rows
 from .gemini import DEFAULT_BASE_URL as GEMINI_BASE_URL
 from .http import Endpoint, HttpClient, RetryPolicy
+from .keys import EmbeddingKey, embedding_key
 from .openai import DEFAULT_BASE_URL as OPENAI_BASE_URL
 
 __all__ = [
+    "EmbeddingKey",
     "EmbeddingProvider",
     "ProviderChoice",
     "Vectors",
     "auto_choice",
+    "embedding_key",
     "make_fallback",
     "normalize_rows",
     "resolve_endpoint",

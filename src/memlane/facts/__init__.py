@@ -1,13 +1,13 @@
 """The fact layer (spec 004): typed facts from ``## Retain`` sections, their entities and time, and recall.
 
-``retain`` parses bullets, ``timeparse`` reads dates, ``entities`` knows entity pages and names,
-``derive`` turns one file into index rows (called by the sync pipeline), ``recall`` ranks facts for a
-question. Everything here is rebuilt from the Markdown; nothing writes to a memory file.
+``retain`` parses bullets (dates are read by :mod:`memlane.text.timeparse`), ``entities`` knows entity pages
+and names, ``derive`` turns one file into index rows (called by the sync pipeline), ``graph`` holds the relations
+between entities and their validity (with the git history reader), ``supersede`` what is true now, ``recall`` ranks
+facts for a question. Everything here is rebuilt from the Markdown; nothing writes to a memory file.
 """
 
 from .recall import EntityRef, RecalledFact, RecallResponse, parse_kinds
 from .retain import KINDS, Mention, Problem, RetainFact, normalize_name, parse_retain
-from .timeparse import TimeRange, event_time, query_time
 
 __all__ = [
     "KINDS",
@@ -17,10 +17,7 @@ __all__ = [
     "RecallResponse",
     "RecalledFact",
     "RetainFact",
-    "TimeRange",
-    "event_time",
     "normalize_name",
     "parse_kinds",
     "parse_retain",
-    "query_time",
 ]

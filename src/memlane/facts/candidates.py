@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..graph.predicates import Predicates
-from ..graph.query import Graph, describe_path
-from ..search.keywords import STOPWORDS, match_expression
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredRelation
+from ..text.keywords import STOPWORDS, match_expression
+from ..text.timeparse import REPORT_LAG_DAYS, QueryTime
 from .entities import Entity, EntityDirectory
-from .timeparse import REPORT_LAG_DAYS, QueryTime
+from .graph.predicates import Predicates
+from .graph.query import Graph, describe_path
 
 RELATED_PER_ENTITY = 3  # related entities followed per named entity
 HOP_NEIGHBOURS = 20  # entities one relation away from a named one whose facts a question also brings

@@ -7,26 +7,24 @@ content changed, in the same pass that chunks it, and writes the rows in the sam
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
-from ..graph.extract import Relation, from_page, relations_of, strip_fields
-from ..index.chunking import text_hash
-from ..markdown import parse
-from ..search.keywords import STOPWORDS, cjk_terms
 from ..store import EntityName, FactRow, RelationRow
+from ..text.hashing import text_hash
+from ..text.keywords import STOPWORDS, cjk_terms
+from ..text.markdown import parse
+from ..text.origin import origin_of
+from ..text.timeparse import event_time
+from ..workspace import day_of
 from .entities import is_entity_page, parse_entity_page
-from .origin import origin_of
+from .graph.extract import Relation, from_page, relations_of, strip_fields
 from .retain import PROVENANCE, RetainFact, parse_retain, retain_sections
-from .timeparse import event_time
 
 # Bump when derivation changes in a way that must rebuild existing indexes (part of the fingerprint).
-FACTS_VERSION = 5  # 3: relations (memlane.graph), inline fields left out of a fact's key; 4: more phrasings;
-# 5: each fact's origin (memlane.facts.origin)
-_DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
+FACTS_VERSION = 5  # 3: relations (memlane.facts.graph), inline fields left out of a fact's key; 4: more phrasings;
+# 5: each fact's origin (memlane.text.origin)
 
 
 @dataclass
@@ -35,22 +33,6 @@ class FileFacts:
     problems: list[tuple[int, str]] = field(default_factory=list)
     names: list[EntityName] = field(default_factory=list)
     relations: list[RelationRow] = field(default_factory=list)  # an entity page's own lines (no fact)
-
-
-@functools.lru_cache(maxsize=65_536)
-def day_of(path: str) -> dt.date | None:
-    """The date of a daily log (``memory/2025-11-27.md``, ``memory/archive/2025/2025-11-27-trip.md``); kept
-    per path, since every search asks it of each candidate's file."""
-    p = PurePosixPath(path)
-    if p.parts[:1] != ("memory",):
-        return None
-    m = _DAY_FILE.match(p.name)
-    if not m:
-        return None
-    try:
-        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
 
 
 def fact_key(fact: RetainFact, names: list[str]) -> str:

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from ..markdown import front_matter_text, parse
+from ..text.markdown import front_matter_text, parse
 from .retain import normalize_name
 
 ENTITY_DIR = "bank/entities/"
@@ -71,7 +71,7 @@ def _split_aliases(raw: str) -> list[str]:
 def _front_matter_aliases(front: str) -> list[str]:
     """The ``aliases`` of a page's YAML front matter. Anchors and aliases (``&a``/``*a``) are refused:
     names are flat strings, and nine aliases of nine aliases expand a 321-byte page into millions of
-    characters. The front matter's size is capped by :func:`memlane.markdown.front_matter_text`."""
+    characters. The front matter's size is capped by :func:`memlane.text.markdown.front_matter_text`."""
     try:
         if any(getattr(event, "anchor", None) for event in yaml.parse(front, Loader=yaml.SafeLoader)):
             return []  # an anchor (or an alias of one): not a list of names

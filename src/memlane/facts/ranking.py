@@ -15,16 +15,16 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import RecallSettings
-from ..graph import key_of
-from ..graph.predicates import Predicates
-from ..graph.query import Graph, describe_path
-from ..graph.settle import Stated
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
+from ..text.timeparse import QueryTime, TimeRange
 from . import supersede
 from .candidates import Candidate, Found, Question
+from .graph import key_of
+from .graph.predicates import Predicates
+from .graph.query import Graph, describe_path
+from .graph.settle import Stated
 from .retain import PROVENANCE
-from .timeparse import QueryTime, TimeRange
 
 _OPINION_CUES = re.compile(
     r"\b(?:prefer\w*|favou?rite\w*|opinions?|likes?|liked|loves?|hates?|dislikes?|enjoys?|thinks?|"

@@ -33,16 +33,16 @@ import numpy.typing as npt
 
 from ..config import RecallSettings
 from ..errors import MemlaneError, ProviderError
-from ..graph import directory_of
-from ..graph.predicates import Predicates
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact
+from ..text.timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 from .candidates import Candidate, Found, Question, gather
 from .entities import EntityDirectory
+from .graph import directory_of
+from .graph.predicates import Predicates
 from .ranking import DayContext, Status, order, score, standing, vector_signal, within
 from .retain import KIND_LETTERS, KINDS
-from .timeparse import _YEAR_IN, REPORT_LAG_DAYS, QueryTime, TimeRange, parse_bound, query_time
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -64,7 +64,7 @@ class RecalledFact:
     valid_to: str | None = None  # a superseded fact: when it stopped being true ...
     superseded_by: dict[str, str] | None = None  # ... and what said so: {content, source}
     path: str | None = None  # brought by a relation of a named entity: "Peter → works_at → Acme → ..."
-    origin: str = "file"  # who it comes from: "person", "agent" or "file" (memlane.facts.origin)
+    origin: str = "file"  # who it comes from: "person", "agent" or "file" (memlane.text.origin)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -193,7 +193,7 @@ def recall(
     caller keeps them (they change only when the index does). ``query_vec``: the query already embedded
     (of :func:`embedded_text`), so ``embed`` is not called.
 
-    Facts that state relations (memlane.graph) are current or not: a fact none of whose relations still holds
+    Facts that state relations (memlane.facts.graph) are current or not: a fact none of whose relations still holds
     comes after every current one, with when it stopped and what superseded it. ``as_of``: what was true on
     that day (facts that only became true later are left out); ``known_at``: what memory knew on that day
     (facts logged later are left out and the rest settled among themselves)."""

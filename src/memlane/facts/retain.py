@@ -15,7 +15,7 @@ confidence ``c`` in [0, 1]), ``S`` observation/summary. ``@mentions`` name entit
 or inside the text; ``@The-Castle`` or ``@[The Castle]`` for names with spaces; any Unicode letters.
 A bullet that does not follow this shape is reported as a :class:`Problem` with its line and skipped:
 it never stops a sync. Lines inside code blocks are never facts, and a heading inside one starts
-nothing (:mod:`memlane.markdown` reads the structure). Pure functions, no I/O.
+nothing (:mod:`memlane.text.markdown` reads the structure). Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..markdown import Document, parse
+from ..text.markdown import Document, parse
 
 KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 KIND_LETTERS = {v: k for k, v in KINDS.items()}

@@ -7,7 +7,7 @@ differ in those values. Of such a group the latest fact is current and the earli
 
 Derived at query time from what the index holds (the Markdown is never written): :func:`supersessions` over a
 recall's best candidates, :func:`order` to rank a group's current member first (or, for a question about the
-past, the value valid then). Pure functions; the relations of :mod:`memlane.graph` settle what they know on
+past, the value valid then). Pure functions; the relations of :mod:`memlane.facts.graph` settle what they know on
 their own and come first.
 """
 
@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..search.keywords import STOPWORDS
 from ..search.ranking import SearchResult
 from ..store import FactIndex, StoredFact
-from .derive import day_of
+from ..text.keywords import STOPWORDS
+from ..workspace import day_of
 from .retain import PROVENANCE, normalize_name
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.

@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import MemlaneError, PathError, quoted
-from ..facts.derive import day_of
-from ..index.workspace import list_memory_files
-from ..search.priors import ARCHIVE_PREFIX
+from ..workspace import ARCHIVE_PREFIX, day_of, list_memory_files
 from .writer import workspace_lock
 
 ARCHIVE_DIR = ARCHIVE_PREFIX.rstrip("/")

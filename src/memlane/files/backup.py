@@ -2,7 +2,7 @@
 Backup Flow"), the one copy of what cannot be rebuilt.
 
 Only memory files are committed (``MEMORY.md``, ``memory.md``, ``memory/**/*.md``, ``bank/**/*.md``, as
-:mod:`memlane.index.workspace` defines them): never the index, never other files of the repository, and a
+:mod:`memlane.workspace` defines them): never the index, never other files of the repository, and a
 person's own staged changes stay staged (``git commit --only``). Nothing changed: no commit. History is
 never rewritten (no amend, no force push). The commit runs under the workspace's exclusive write lock, so
 no memory file is half-written while it is taken. The workspace may be a folder inside a larger
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..config import GitBackupSettings
 from ..errors import MemlaneError
-from ..index.workspace import MEMORY_DIRS, ROOT_FILES, is_memory_path, list_memory_files
+from ..workspace import MEMORY_DIRS, ROOT_FILES, is_memory_path, list_memory_files
 from .writer import workspace_lock
 
 MESSAGE = "Daily backup: {day}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..errors import MemlaneError
-from ..markdown import parse
+from ..text.markdown import parse
 
 
 class BlockError(MemlaneError):

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ..config import memlane_home
 from ..errors import MemlaneError, PathError
-from ..index.workspace import resolve_memory_path, resolve_writable_path
-from ..markdown import Document, parse
+from ..text.markdown import Document, parse
+from ..workspace import resolve_memory_path, resolve_writable_path
 from .markers import set_block
 
 MAX_NOTE_CHARS = 20_000
@@ -138,7 +138,7 @@ def _append(target: Path, body: str) -> tuple[int, int]:
 
 def _insert_under(text: str, heading: str, body: str) -> tuple[str, int]:
     """New text with ``body`` at the end of the ``heading`` section (created if missing); its first line.
-    Sections are read by :mod:`memlane.markdown`: a ``#`` line inside a code block is no heading."""
+    Sections are read by :mod:`memlane.text.markdown`: a ``#`` line inside a code block is no heading."""
     doc = parse(text)
     lines = _raw_lines(text)
     wanted = heading.strip().lstrip("#").strip()
@@ -161,7 +161,7 @@ def _insert_under(text: str, heading: str, body: str) -> tuple[str, int]:
 
 
 def _raw_lines(text: str) -> list[str]:
-    """The file's lines as :func:`memlane.markdown.split_lines` numbers them, each with its ``\\r`` if it
+    """The file's lines as :func:`memlane.text.markdown.split_lines` numbers them, each with its ``\\r`` if it
     had one: joined with ``\\n`` they give the file back byte for byte (less a missing final newline)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ..config import MemorySearchSettings
 from ..errors import MemlaneError
-from .workspace import MEMORY_DIRS, extra_roots
+from ..workspace import MEMORY_DIRS, extra_roots
 
 log = logging.getLogger("memlane")
 WATCH_RETRY_MAX_S = 30.0  # the longest wait between attempts to watch a directory whose watch keeps failing

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..config import BatchSettings
+from ..embeddings import EmbeddingKey
 from ..embeddings.base import Vectors
 from ..embeddings.remote import BatchProvider, BatchStatus
 from ..errors import ProviderError
-from ..store import EmbeddingKey, IndexStore
+from ..store import IndexStore
 
 FAILURE_LIMIT = 2
 

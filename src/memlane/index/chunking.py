@@ -9,12 +9,12 @@ tokens of whole lines.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..markdown import Document, parse
+from ..text.hashing import text_hash
+from ..text.markdown import Document, parse
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -33,11 +33,6 @@ class Chunk:
     @property
     def hash(self) -> str:
         return text_hash(self.text)
-
-
-def text_hash(text: str) -> str:
-    """128 bits of SHA-256 as hex: collision-free for any memory, half the bytes in every row and key."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def whitespace_token_counter(texts: Sequence[str]) -> list[int]:
@@ -110,7 +105,7 @@ def chunk_markdown(
     line_tokens: Sequence[int] | None = None,
 ) -> list[Chunk]:
     """Split Markdown ``text`` into chunks of at most ``max_tokens`` tokens each. ``line_tokens``: each line's
-    count by ``count_tokens``, when it was counted ahead (:func:`memlane.markdown.split_lines`' lines)."""
+    count by ``count_tokens``, when it was counted ahead (:func:`memlane.text.markdown.split_lines`' lines)."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be positive")
     count = count_tokens or whitespace_token_counter

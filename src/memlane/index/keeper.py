@@ -18,31 +18,23 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import AgentConfig
-from ..embeddings import EmbeddingProvider, ProviderChoice, Vectors, make_fallback, resolve_provider
+from ..embeddings import EmbeddingProvider, ProviderChoice, Vectors, embedding_key, make_fallback, resolve_provider
 from ..embeddings.remote import BatchProvider
 from ..errors import MemlaneError, PathError, ProviderError
 from ..facts.entities import EntityDirectory
+from ..facts.graph import Predicates
+from ..facts.graph.query import Graph
 from ..facts.recall import entity_directory
-from ..graph import Predicates
-from ..graph.query import Graph
 from ..search.live import LiveVectors, SearchVectors
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, open_store
+from ..workspace import read_lines, resolve_extra_path, resolve_memory_path
 from .batching import BatchRun
 from .first import FirstIndex
 from .sessions import PREFIX as SESSIONS_PREFIX
 from .sessions import list_sessions, read_session, sync_sessions
-from .sync import (
-    PlanHook,
-    Progress,
-    SyncReport,
-    effective_chunking,
-    embedding_key,
-    files_differ,
-    index_fingerprint,
-)
+from .sync import PlanHook, Progress, SyncReport, effective_chunking, files_differ, index_fingerprint
 from .sync_pass import sync_workspace
-from .workspace import read_lines, resolve_extra_path, resolve_memory_path
 
 # (generation, indexed fingerprint, memory files' states, first-index marker) of an index
 _Indexed = tuple[tuple[int, int], str | None, dict[str, tuple[int, int]], FirstIndex | None]

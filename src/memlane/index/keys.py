@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import ATX_LINE as HEADING
+from ..text.markdown import ATX_LINE as HEADING
 
 KEYS_VERSION = 3  # 3: long items are keyed sentence by sentence too
 NEIGHBOURS = 1  # items either side that go into an item's key

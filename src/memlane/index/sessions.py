@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import SessionDeltaSettings
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingProvider, embedding_key
 from ..errors import PathError
 from ..store import ChunkRow, FileState, IndexStore
 from .chunking import chunk_markdown, whitespace_token_counter
-from .sync import ChunkPlan, SyncReport, chunk_rows, embedding_key, texts_to_embed
+from .sync import ChunkPlan, SyncReport, chunk_rows, texts_to_embed
 from .sync_embed import embed_into_cache
 
 PREFIX = "sessions/"

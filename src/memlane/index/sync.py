@@ -12,12 +12,13 @@ from pathlib import Path
 from ..config import ChunkingSettings, ExtraPath
 from ..embeddings import EmbeddingProvider
 from ..facts.derive import FACTS_VERSION
-from ..graph import GRAPH_VERSION, Predicates
-from ..search.keywords import cjk_terms
-from ..store import ChunkRow, EmbeddingKey, fingerprint_json
-from .chunking import Chunk, text_hash
+from ..facts.graph import GRAPH_VERSION, Predicates
+from ..store import ChunkRow, fingerprint_json
+from ..text.hashing import text_hash
+from ..text.keywords import cjk_terms
+from ..workspace import differs_from
+from .chunking import Chunk
 from .keys import KEYS_VERSION, chunk_keys, lead_line, said_text
-from .workspace import differs_from
 
 # Bump when chunking changes in a way that must rebuild existing indexes.
 CHUNKER_VERSION = 2  # 2: rows carry their text less an assistant's words (keys.said_text)
@@ -119,10 +120,6 @@ def index_fingerprint(
         "relations": f"{GRAPH_VERSION}:{text_hash((predicates or Predicates()).fingerprint())[:12]}",
         "workspace": str(workspace.resolve()),
     }
-
-
-def embedding_key(provider: EmbeddingProvider) -> EmbeddingKey:
-    return EmbeddingKey(provider.provider_id, provider.model, provider.fingerprint())
 
 
 def chunk_rows(

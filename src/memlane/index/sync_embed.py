@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import Price
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingKey, EmbeddingProvider
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
-from ..store import EmbeddingKey, IndexStore
+from ..store import IndexStore
 from .batching import BatchRun, run_batches
 from .first import Showing
 from .sync import PlanHook, Progress, SyncReport

@@ -25,20 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import ChunkingSettings, ExtraPath, Price
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingKey, EmbeddingProvider, embedding_key
 from ..embeddings.remote import BatchProvider
 from ..facts.entities import entity_hints, is_entity_page
-from ..files import history as git_history
-from ..graph import Predicates, settle_index
-from ..graph.record import record_index
-from ..store import EmbeddingKey, FileState, IndexStore, fingerprint_json
+from ..facts.graph import Predicates, settle_index
+from ..facts.graph import history as git_history
+from ..facts.graph.record import record_index
+from ..store import FileState, IndexStore, fingerprint_json
+from ..workspace import differs_from
 from .batching import BatchRun, collect_jobs
 from .chunking import whitespace_token_counter
 from .first import EARLY_TEXTS, FirstIndex, Showing, cleared
-from .sync import PlanHook, Progress, SyncReport, effective_chunking, embedding_key, index_fingerprint
+from .sync import PlanHook, Progress, SyncReport, effective_chunking, index_fingerprint
 from .sync_embed import embed_missing
 from .sync_plan import Listing, list_changes
-from .workspace import differs_from
 
 CATCH_UP_PASSES = 3  # extra incremental passes when files changed while a sync ran
 PRUNE_EVERY = 500  # new vectors between two cache prunings (or 1% of cache.maxEntries)
@@ -126,7 +126,7 @@ class _Pass:
     meta: dict[str, str]  # the index's meta when the pass began
     known: dict[str, FileState]  # path -> state the index holds (none on a full reindex)
     listing: Listing
-    at: tuple[str, str] | None  # git HEAD (memlane.graph.record)
+    at: tuple[str, str] | None  # git HEAD (memlane.facts.graph.record)
     history_moved: bool  # HEAD moved (or left git): every statement's record time again
     key: EmbeddingKey | None
     rows_early: bool  # a first index: its rows may be committed before it embeds (first.py)
@@ -160,7 +160,7 @@ def _sync_pass(sync: _Sync, force: bool, on_plan: PlanHook | None) -> SyncReport
     known = {} if report.full_reindex else {p: s for p, s in store.file_states().items() if s.source == "memory"}
     count = provider.count_tokens if provider else whitespace_token_counter
     listing = list_changes(workspace, sync.extra_paths, known, plan, count, report)
-    # Record time from git (memlane.graph.record): every statement again when HEAD moved (or left git).
+    # Record time from git (memlane.facts.graph.record): every statement again when HEAD moved (or left git).
     at = git_history.head(workspace)
     history_moved = (at[0] if at else "") != meta.get("git_head", "") or (report.full_reindex and at is not None)
     key = embedding_key(provider) if provider else None

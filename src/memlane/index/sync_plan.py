@@ -20,15 +20,16 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import ExtraPath, Price
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingKey, EmbeddingProvider
 from ..embeddings.remote import BatchProvider
 from ..facts.derive import FileFacts, derive_file
-from ..markdown import split_lines
-from ..store import ChunkRow, EmbeddingKey, FileState, IndexStore
+from ..store import ChunkRow, FileState, IndexStore
+from ..text.hashing import text_hash
+from ..text.markdown import split_lines
+from ..workspace import FileInfo, list_memory_files
 from .batching import BatchRun
-from .chunking import chunk_markdown, text_hash
+from .chunking import chunk_markdown
 from .sync import ChunkPlan, EmbedPlan, SyncReport, chunk_rows, texts_to_embed
-from .workspace import FileInfo, list_memory_files
 
 COUNT_SLICE = 1000  # texts per token count of what is about to be embedded
 COUNT_AHEAD = 4  # files whose lines are counted on a thread ahead of the one being chunked

@@ -28,9 +28,9 @@ from ..errors import MemlaneError
 from ..facts.entities import Entity, EntityDirectory
 from ..files.markers import BlockError, begin_marker, set_block
 from ..files.writer import write_block
-from ..index.workspace import BANK_DIR, ROOT_FILES, list_memory_files
-from ..markdown import split_lines
 from ..store import StoredFact
+from ..text.markdown import split_lines
+from ..workspace import BANK_DIR, ROOT_FILES, list_memory_files
 from .opinions import NEAR_DUPLICATE, Evidence, Opinion, Similarity, build_opinions, stems
 from .pages import Cluster, EntityState, entity_block, in_core, opinions_block, page_file_name, proposals_block
 

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..facts.derive import day_of
 from ..facts.retain import KIND_LETTERS, normalize_name, parse_retain, retain_sections
-from ..facts.timeparse import TimeMention, find_times
 from ..files.writer import insert_text
-from ..index.workspace import list_memory_files, read_lines, resolve_memory_path
-from ..markdown import parse
-from ..search.keywords import STOPWORDS
+from ..text.keywords import STOPWORDS
+from ..text.markdown import parse
+from ..text.timeparse import TimeMention, find_times
+from ..workspace import day_of, list_memory_files, read_lines, resolve_memory_path
 
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # list markers
 _TAG = re.compile(r"^\[[^\]]{1,20}\]\s*")  # "[D1:3]" turn ids, "[14:05]" times

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..search.keywords import STOPWORDS
 from ..store import StoredFact
+from ..text.keywords import STOPWORDS
 
 CAP = 0.15
 SUPPORT_STEP = 0.10

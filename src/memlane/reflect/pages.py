@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..graph.query import Edge
+from ..facts.graph.query import Edge
 from ..store import StoredFact
 from .opinions import NEAR_DUPLICATE, Opinion, Similarity, stems
 
@@ -122,7 +122,7 @@ def entity_block(
 
 @dataclass
 class EntityState:
-    """An entity's relations as reflect shows them (:class:`memlane.graph.query.Graph`)."""
+    """An entity's relations as reflect shows them (:class:`memlane.facts.graph.query.Graph`)."""
 
     now: dict[str, list[Edge]]  # single-valued predicate -> its current value
     changes: list[tuple[str, Edge, Edge | None]]  # (day, what ended, what ended it), newest first

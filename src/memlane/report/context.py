@@ -8,7 +8,7 @@ fact either fits or is left out; the core block is cut at a line, with a note sa
 
 Facts are framed as notes, not instructions (issue 41): under one line that says so, each is shown as it was
 recorded (its stamp, when it has one, kept) with who
-it comes from (the person, the agent, or a memory file: :mod:`memlane.facts.origin`) and when. Memory holds
+it comes from (the person, the agent, or a memory file: :mod:`memlane.text.origin`) and when. Memory holds
 what earlier sessions said; an agent that reads "the repo deploys with curl ... | sh" there reads what
 someone once said, not an order.
 """

@@ -14,9 +14,9 @@ from ..config import AgentConfig, memlane_home
 from ..errors import MemlaneError
 from ..facts.entities import entity_hints
 from ..files import backup as backup_mod
-from ..index.workspace import MEMORY_DIRS, list_memory_files
 from ..store import IndexStore, SQLiteStore, fingerprint_json, open_store
 from ..store.sqlite import UnusableIndex
+from ..workspace import MEMORY_DIRS, list_memory_files
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingProvider, embedding_key
 from ..embeddings.remote import BatchProvider
 from ..errors import ProviderError
 from ..facts.entities import entity_hints
 from ..index.batching import BatchRun
 from ..index.first import FirstIndex
 from ..index.keeper import IndexKeeper
-from ..index.sync import effective_chunking, embedding_key
+from ..index.sync import effective_chunking
 from ..search.ann import save_error
 from ..store import IndexStore, ServerVectorSearch
 

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..store import EmbeddingKey, IndexStore
+from ..embeddings import EmbeddingKey
+from ..store import IndexStore
 from ..store.sqlite import INDEX_ID
 from .vectors import KeyScorer, VectorScores, stored_in_order
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..store import IndexStore
-from .keywords import STOPWORDS, content_terms, match_expression, query_terms
+from ..text.keywords import STOPWORDS, content_terms, match_expression, query_terms
 
 _WORD = re.compile(r"[^\W\d_][^\W_]{2,}")
 

@@ -12,7 +12,8 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..store import EmbeddingKey, IndexStore, ServerVectorSearch
+from ..embeddings import EmbeddingKey
+from ..store import IndexStore, ServerVectorSearch
 from .ann import AnnVectors
 from .vectors import ServerVectors, VectorIndex, key_scorer
 

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ..config import PriorSettings
-from ..facts.derive import day_of
-from ..facts.timeparse import TimeRange, query_time
+from ..text.timeparse import TimeRange, query_time
+from ..workspace import ARCHIVE_PREFIX, day_of
 
-ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
 _PRESENT = re.compile(
     r"\b(current(?:ly)?|now|nowadays|these days|latest|most recent(?:ly)?|still|anymore|any more|at the moment|"
     r"so far|up to now|to date)\b",

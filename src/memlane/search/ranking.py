@@ -21,10 +21,10 @@ import numpy.typing as npt
 
 from ..config import HybridSettings, QuerySettings, RerankSettings
 from ..errors import ProviderError
-from ..facts.origin import origins_in
 from ..store import IndexStore, StoredChunk
+from ..text.keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
+from ..text.origin import origins_in
 from .feedback import feedback_hits
-from .keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
 from .live import SearchVectors
 from .priors import apply_priors
 from .rerank import Reranker, blend

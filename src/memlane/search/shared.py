@@ -19,10 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import MemorySearchSettings
-from ..embeddings import EmbeddingProvider
+from ..embeddings import EmbeddingKey, EmbeddingProvider, embedding_key
 from ..errors import IndexError_
-from ..index.sync import embedding_key
-from ..store import EmbeddingKey, IndexStore, open_store
+from ..store import IndexStore, open_store
 from .live import LiveVectors
 from .ranking import SearchResult, rank
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..store import EmbeddingKey, IndexStore, ServerVectorSearch
+from ..embeddings import EmbeddingKey
+from ..store import IndexStore, ServerVectorSearch
 
 # (chunk seqs, query vector) -> (owner chunk seq, said by an assistant, embedded yet, cosine to the query),
 # a row per key of those chunks

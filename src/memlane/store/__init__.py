@@ -11,7 +11,6 @@ from .relations import RelationRow, RelationTable, StoredRelation
 from .sqlite import (
     SCHEMA_VERSION,
     ChunkRow,
-    EmbeddingKey,
     FileState,
     SQLiteStore,
     StoredChunk,
@@ -56,7 +55,6 @@ def _conforms(
 __all__ = [
     "SCHEMA_VERSION",
     "ChunkRow",
-    "EmbeddingKey",
     "EntityName",
     "FactFilter",
     "FactIndex",

@@ -6,7 +6,7 @@ implement both; the modules above the store are typed against these protocols on
 :func:`memlane.store.open_store`. mypy checks that both drivers satisfy both (``store/__init__.py``).
 
 Two parts of the seam are written in SQLite's terms and translated by the PostgreSQL driver:
-``keyword_search`` takes the FTS5 expression :func:`memlane.search.keywords.match_expression` builds (an OR of
+``keyword_search`` takes the FTS5 expression :func:`memlane.text.keywords.match_expression` builds (an OR of
 column-scoped quoted phrases, nothing else; :mod:`memlane.store.postgres.text` reads it back), and
 :class:`~memlane.store.facts.FactFilter` renders its WHERE clause in either driver's SQL (:mod:`.dialect`).
 """
@@ -22,14 +22,15 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..embeddings import EmbeddingKey
 from .facts import EntityName, FactFilter, FactRow, StoredFact
 from .relations import RelationRow, RelationTable
-from .rows import ChunkRow, EmbeddingKey, FileState, StoredChunk
+from .rows import ChunkRow, FileState, StoredChunk
 
 
 class FactIndex(Protocol):
     """The Retain facts, their entity mentions, the entity names (spec 004) and the relations the facts and
-    entity pages state (``relations``, memlane.graph)."""
+    entity pages state (``relations``, memlane.facts.graph)."""
 
     relations: RelationTable
 

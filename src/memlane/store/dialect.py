@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .rows import EmbeddingKey
+from ..embeddings import EmbeddingKey
 
 
 @dataclass(frozen=True, slots=True)

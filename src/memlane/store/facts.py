@@ -6,7 +6,7 @@
   hash of the text embedded for the fact: its vector is the embedding cache entry of that hash, as for
   chunks. ``anchors`` are the lines of the same file's log the fact was most likely drawn from (space-
   separated numbers) and ``context`` their text, for the word index only. ``origin`` is where the fact
-  comes from (:mod:`memlane.facts.origin`): ``person``, ``agent`` or ``file``.
+  comes from (:mod:`memlane.text.origin`): ``person``, ``agent`` or ``file``.
 - ``fact_mentions(fact, norm, name)``: the ``@entities`` a fact names, by normalized key.
 - ``entity_names(norm, slug, path, how)``: the names entity pages give (slug, title, aliases).
   Mentions resolve to entities through it at query time, so a new alias on a page applies to every
@@ -113,8 +113,8 @@ class FactRow:
     context: str
     cjk: str
     mentions: tuple[tuple[str, str], ...]  # (norm, name as written)
-    relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.graph)
-    origin: str = "file"  # "person" | "agent" | "file" (memlane.facts.origin)
+    relations: tuple[RelationRow, ...] = ()  # the relations the bullet states (memlane.facts.graph)
+    origin: str = "file"  # "person" | "agent" | "file" (memlane.text.origin)
 
     def values(self) -> tuple[Any, ...]:
         """The stored columns id, path, start_line, end_line, kind, content, day, t_start, t_end, confidence,

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from ..embeddings import EmbeddingKey
 from ..errors import IndexError_
 from .base import IndexStore
 from .facts import EntityName, FactRow
-from .rows import ChunkRow, EmbeddingKey, FileState
+from .rows import ChunkRow, FileState
 from .sqlite import INDEX_ID, SQLiteStore
 
 if TYPE_CHECKING:

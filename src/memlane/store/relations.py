@@ -1,5 +1,5 @@
 """The relation table of either index: statements derived from Retain bullets and entity pages, with the
-validity that settling decided (:mod:`memlane.graph.settle`).
+validity that settling decided (:mod:`memlane.facts.graph.settle`).
 
 ``relations(seq, fact, path, line, subject, subject_name, stated, predicate, object, object_name, entity,
 ends, valid_from, until, known_from, origin, valid_to, closed_by, subject_key, object_key, known_to)``: ``subject`` and
@@ -7,7 +7,7 @@ ends, valid_from, until, known_from, origin, valid_to, closed_by, subject_key, o
 page's slug when a page names them); ``stated`` is the predicate as written, ``predicate`` as settled.
 ``fact`` is the ``facts.seq`` of the bullet (none for an entity page's line); dates are ISO text. A row with
 ``known_to`` is **retracted**: its bullet was removed or changed in the workspace's git history on that day
-(:mod:`memlane.files.history`). Memory no longer holds it, so every read leaves it out except what memory knew
+(:mod:`memlane.facts.graph.history`). Memory no longer holds it, so every read leaves it out except what memory knew
 on a day before then (:meth:`RelationTable.of_subjects` with ``retracted=True``).
 
 Both drivers run the same statements through a :class:`~memlane.store.dialect.Dialect`, so the meaning of

@@ -1,4 +1,4 @@
-"""The rows both drivers take and give (chunks, files, embedding keys), and what both read off them."""
+"""The rows both drivers take and give (chunks, files), and what both read off them."""
 
 from __future__ import annotations
 
@@ -54,15 +54,6 @@ class FileState:
     mtime: int
     size: int
     source: str
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddingKey:
-    """Which model's vectors: (provider, model, provider_key)."""
-
-    provider: str
-    model: str
-    provider_key: str
 
 
 def lines_from_chunks(rows: Iterable[tuple[int, int, str]], start: int, end: int) -> list[str]:

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 # A tight list's paragraphs are not rendered, so its items stand for them.
 _LEAVES = {"paragraph_open", "list_item_open", "heading_open", "fence", "code_block", "tr_open", "hr", "html_block"}
 _md = MarkdownIt("commonmark", {"html": False}).enable("table")
-# How the view says where a fact comes from (memlane.facts.origin).
+# How the view says where a fact comes from (memlane.text.origin).
 ORIGIN_LABELS = {"person": "said by the person", "agent": "said by the agent", "file": "written in a file"}
 
 

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ...embeddings import EmbeddingKey
 from ..dialect import prune_cache
-from ..rows import EmbeddingKey, now_ms
+from ..rows import now_ms
 from .connection import PostgresConnection
 
 

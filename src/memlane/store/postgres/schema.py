@@ -81,7 +81,7 @@ def ddl(s: str) -> list[str]:
           hash text NOT NULL, context text NOT NULL, anchors text NOT NULL, cjk text NOT NULL,
           updated_at bigint NOT NULL, tsv tsvector NOT NULL, tsv_cjk tsvector NOT NULL,
           PRIMARY KEY (agent, seq))""",
-        # Where a fact comes from (memlane.facts.origin), added in place to a schema made before it, and only
+        # Where a fact comes from (memlane.text.origin), added in place to a schema made before it, and only
         # then (as said_tsv above); rows get theirs at the full reindex the facts version asks for.
         f"""DO $$ BEGIN
           IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = '{s}'

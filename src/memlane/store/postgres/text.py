@@ -1,6 +1,6 @@
 """Full-text search in PostgreSQL the way the SQLite index does it (the driver's one translation layer).
 
-memlane's keyword query is the FTS5 expression :func:`memlane.search.keywords.match_expression` builds: an OR
+memlane's keyword query is the FTS5 expression :func:`memlane.text.keywords.match_expression` builds: an OR
 of column-scoped quoted phrases (``text : "term" OR cjk : "ab"``), nothing else. :func:`parse_match`
 reads it back into (columns, phrase) terms; the PostgreSQL stores turn each phrase into a
 ``phraseto_tsquery`` on the matching tsvector column.
@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ...search.keywords import match_phrases
+from ...text.keywords import match_phrases
 
 _SEPARATORS = re.compile(r"[\W_]+")
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..rows import EmbeddingKey
+from ...embeddings import EmbeddingKey
 from .connection import PostgresConnection
 
 VECTOR_TABLES = ("chunks", "facts")

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ..rows import BUSY_TIMEOUT_MS, ChunkRow, EmbeddingKey, FileState, StoredChunk, fingerprint_json, lines_from_chunks
+from ..rows import BUSY_TIMEOUT_MS, ChunkRow, FileState, StoredChunk, fingerprint_json, lines_from_chunks
 from .cache import EmbeddingCache
 from .chunks import ChunkTables
 from .connection import UnusableIndex
@@ -25,7 +25,6 @@ __all__ = [
     "INDEX_ID",
     "SCHEMA_VERSION",
     "ChunkRow",
-    "EmbeddingKey",
     "FileState",
     "SQLiteStore",
     "StoredChunk",

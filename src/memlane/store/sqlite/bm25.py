@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ...search.keywords import match_phrases
+from ...text.keywords import match_phrases
 from ..slices import in_slices
 from .schema import FTS_TOKENIZER
 
@@ -71,7 +71,7 @@ class Bm25:
 
     def search(self, conn: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]] | None:
         """(rowid, relevance) of the ``limit`` best rows for ``match``, as ``-bm25()`` ranks them; None when
-        ``match`` is not an expression :func:`~memlane.search.keywords.match_expression` builds."""
+        ``match`` is not an expression :func:`~memlane.text.keywords.match_expression` builds."""
         try:
             phrases = match_phrases(match)
         except ValueError:

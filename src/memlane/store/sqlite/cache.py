@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ...embeddings import EmbeddingKey
 from ..dialect import SQLITE, prune_cache
-from ..rows import EmbeddingKey, now_ms
+from ..rows import now_ms
 from ..slices import in_slices
 from .connection import SQLiteConnection
 

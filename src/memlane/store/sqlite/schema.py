@@ -129,7 +129,7 @@ def _renew_chunk_schema(conn: sqlite3.Connection) -> None:
 
 
 def _add_relations(conn: sqlite3.Connection) -> None:
-    """Version 5 adds the relation table (memlane.graph); the next sync is a full reindex that fills it
+    """Version 5 adds the relation table (memlane.facts.graph); the next sync is a full reindex that fills it
     (every vector comes from the cache)."""
     for stmt in RELATION_SCHEMA:
         conn.execute(stmt)
@@ -146,7 +146,7 @@ def _add_known_to(conn: sqlite3.Connection) -> None:
 
 
 def _add_origin(conn: sqlite3.Connection) -> None:
-    """Version 7 adds ``facts.origin`` (the person, the agent or a file: :mod:`memlane.facts.origin`); the next
+    """Version 7 adds ``facts.origin`` (the person, the agent or a file: :mod:`memlane.text.origin`); the next
     sync is a full reindex that derives it from the Markdown (every vector comes from the cache)."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(facts)")}
     if "origin" not in columns:  # an index of version 1 made the table as version 7 has it

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..rows import EmbeddingKey
+from ...embeddings import EmbeddingKey
 from ..slices import in_slices
 from .connection import SQLiteConnection
 from .schema import VECTOR_TABLES

@@ -10,9 +10,9 @@ import click
 
 from ...errors import MemlaneError
 from ...facts import RecallResponse
-from ...facts.origin import origins_in
 from ...memory import MAX_COUNT
 from ...search.ranking import SearchResponse
+from ...text.origin import origins_in
 from ..tools import tool_definitions
 from .group import cli, fail, opened
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..config import GraphSettings
+from ...config import GraphSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..facts.retain import RetainFact, parse_retain
-from ..index.workspace import MEMORY_DIRS, ROOT_FILES, is_memory_path
+from ...workspace import MEMORY_DIRS, ROOT_FILES, is_memory_path
+from ..retain import RetainFact, parse_retain
 
 GIT_TIMEOUT = 120  # seconds for one git call: a history too big to read in that is left unread (noted)
 

@@ -32,9 +32,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from ..facts.retain import MENTION, PROVENANCE, Mention, normalize_name
-from ..facts.timeparse import find_times
-from ..markdown import parse
+from ...text.markdown import parse
+from ...text.timeparse import find_times
+from ..retain import MENTION, PROVENANCE, Mention, normalize_name
 from .predicates import predicate_name
 
 MAX_PER_BULLET = 20  # relations one bullet may state

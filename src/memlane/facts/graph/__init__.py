@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..facts.entities import EntityDirectory
-from ..store import FactIndex, StoredRelation
+from ...store import FactIndex, StoredRelation
+from ..entities import EntityDirectory
 from .extract import Relation, relations_of
 from .predicates import BUILTIN, Predicate, Predicates
 from .settle import Stated, settle

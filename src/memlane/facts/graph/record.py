@@ -1,7 +1,7 @@
 """Record time from git: when memory came to hold each statement, and the statements it let go.
 
 The sync calls :func:`record_index` in the same write that indexed the files, when the workspace is in a git
-repository. Two things follow from the history (:mod:`memlane.files.history`):
+repository. Two things follow from the history (:mod:`memlane.facts.graph.history`):
 
 - a held statement's ``known_from`` is the day of the commit that first held its bullet (a bullet the
   repository's first commit brought keeps its log's day: the history does not know when it was learned, and
@@ -19,10 +19,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ..facts.derive import bullet_relations, day_of
-from ..facts.timeparse import event_time
-from ..files.history import History
-from ..store import FactIndex
+from ...store import FactIndex
+from ...text.timeparse import event_time
+from ...workspace import day_of
+from ..derive import bullet_relations
+from .history import History
 
 
 def record_index(facts: FactIndex, history: History, paths: Sequence[str] | None) -> tuple[int, int]:

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..facts.entities import EntityDirectory
-from ..store import FactIndex, StoredRelation
+from ...store import FactIndex, StoredRelation
+from ..entities import EntityDirectory
 from . import key_of, norms_of, stated
 from .predicates import Predicates
 from .settle import Stated, settle

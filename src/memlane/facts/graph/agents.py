@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..config import GraphSettings
-from ..errors import MemlaneError
-from ..search.shared import SharedIndexes
+from ...config import GraphSettings
+from ...errors import MemlaneError
+from ...search.shared import SharedIndexes
 from . import directory_of
 from .predicates import Predicates
 from .query import Edge, Graph, describe_path

@@ -10,10 +10,14 @@ workspace is listed by its workspace-relative path, one outside by its absolute 
 there (``.md`` files only, no symlinks, no hidden components), and nothing memlane writes goes to them:
 writes take memory paths only (:func:`resolve_writable_path`). An entry ``{path, pattern}`` lists only the
 folder's files whose path below it the glob matches (:func:`glob_matcher`).
+
+A path's shape says more: the day a daily log is of (:func:`day_of`) and whether it was archived
+(``ARCHIVE_PREFIX``). Search, facts, reflect and the writers all ask it, so it sits below them.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import functools
 import os
@@ -23,14 +27,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..config import ExtraPath, glob_alternatives
-from ..errors import PathError
-from ..markdown import split_lines
+from .config import ExtraPath, glob_alternatives
+from .errors import PathError
+from .text.markdown import split_lines
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
 BANK_DIR = "bank"
 MEMORY_DIRS = (MEMORY_DIR, BANK_DIR)
+ARCHIVE_PREFIX = "memory/archive/"  # where `memlane archive` moves old daily logs
+_DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\b|_)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +65,22 @@ def is_memory_path(rel: str) -> bool:
     if rel in ROOT_FILES:
         return True
     return len(p.parts) >= 2 and p.parts[0] in MEMORY_DIRS and p.suffix == ".md"
+
+
+@functools.lru_cache(maxsize=65_536)
+def day_of(path: str) -> dt.date | None:
+    """The date of a daily log (``memory/2025-11-27.md``, ``memory/archive/2025/2025-11-27-trip.md``); kept
+    per path, since every search asks it of each candidate's file."""
+    p = PurePosixPath(path)
+    if p.parts[:1] != ("memory",):
+        return None
+    m = _DAY_FILE.match(p.name)
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
 
 
 def list_memory_files(workspace: Path, extra: Sequence[str | ExtraPath] = ()) -> list[FileInfo]:
