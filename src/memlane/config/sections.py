@@ -83,6 +83,11 @@ class BackupSettings(SettingsModel):
     git: GitBackupSettings = GitBackupSettings()
 
 
+# The hosts an HTTP server (MCP, the web view) may bind without a token, and the token's environment variable.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "MEMLANE_MCP_TOKEN"
+
+
 class McpHttpSettings(SettingsModel):
     # A bearer token every HTTP request must carry (or MEMLANE_MCP_TOKEN); required to bind beyond loopback.
     token: str | None = None

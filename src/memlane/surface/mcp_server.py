@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..config.sections import LOOPBACK, TOKEN_ENV
 from ..errors import MemlaneError
 from ..memory import Memory
 from .tools import DESCRIPTIONS, READ_ONLY, TOOL_NAMES, run_tool
@@ -143,10 +144,6 @@ def build_server(memory: Memory) -> Any:
             ),
         )
     return server
-
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-TOKEN_ENV = "MEMLANE_MCP_TOKEN"
 
 
 class BearerAuth:

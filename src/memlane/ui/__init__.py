@@ -315,7 +315,7 @@ def serve(
 
     import uvicorn
 
-    from ..surface.mcp_server import LOOPBACK, TOKEN_ENV
+    from ..config.sections import LOOPBACK, TOKEN_ENV
 
     token = token or memory.config.mcp.http.token or os.environ.get(TOKEN_ENV) or None
     if host not in LOOPBACK and not token:
