@@ -1,10 +1,14 @@
 """memlane's exceptions.
 
-MemlaneError
+MemlaneError           anything else memlane refuses on purpose: a file it cannot read or write, a host's config
+ │                      it will not edit (the message says what to do)
+ ├── UsageError         an argument is missing, malformed or out of range: the caller fixes the call
+ ├── NotFoundError      what was asked for is not there: an entity, a passage to replace, a history to import
+ ├── AccessError        this agent's configuration refuses it (workspaceAccess, memorySearch.enabled)
  ├── ConfigError        a config file or value is wrong (names the key)
  ├── PathError          a path is not a memory file of the workspace, or does not exist
  ├── ProviderError      an embedding provider could not be set up or failed
- └── IndexError_        the index could not be opened, built or read
+ └── IndexError_        the index could not be opened, built or read: rebuild it (`memlane index --force`)
 
 Every message says what went wrong and, where there is one, what to do about it.
 The CLI turns these into one line on stderr and a non-zero exit; the agent tools
@@ -23,6 +27,18 @@ def quoted(value: object, width: int = 40, keep: int = 30) -> str:
 
 class MemlaneError(Exception):
     """Base class for every error memlane raises on purpose."""
+
+
+class UsageError(MemlaneError):
+    """An argument is missing, malformed or out of range (the CLI's usage mistakes and a tool call's bad input)."""
+
+
+class NotFoundError(MemlaneError):
+    """What was asked for is not there: an entity, a passage to replace, something to import."""
+
+
+class AccessError(MemlaneError):
+    """This agent's configuration refuses the operation (``workspaceAccess``, ``memorySearch.enabled``)."""
 
 
 class ConfigError(MemlaneError):

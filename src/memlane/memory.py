@@ -31,7 +31,7 @@ from .capture.turns import Turn
 from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice
-from .errors import MemlaneError, PathError
+from .errors import AccessError, PathError, UsageError
 from .facts.graph import agents
 from .facts.graph.agents import shared_graphs
 from .facts.recall import RecallResponse, date_bound, parse_kinds
@@ -204,7 +204,7 @@ class Memory:
         ``now`` is the present the query's time words are read against ("last week"), default the clock."""
         self._require_readable()
         if not isinstance(query, str) or not query.strip():
-            raise MemlaneError("query must be a non-empty string")
+            raise UsageError("query must be a non-empty string")
         q = self.settings.query
         n = max_results if max_results is not None else q.max_results
         threshold = min_score if min_score is not None else q.min_score
@@ -233,7 +233,7 @@ class Memory:
         come first; ``as_of`` answers from what was true on that day, ``known_at`` from what memory knew then."""
         self._require_readable()
         if not isinstance(query, str) or not query.strip():
-            raise MemlaneError("query must be a non-empty string")
+            raise UsageError("query must be a non-empty string")
         if k is not None:
             _check_count("k", k)
         if budget is not None:
@@ -312,9 +312,9 @@ class Memory:
         ``as_of`` (today when None), each with its source; with ``to``, the shortest path between the two."""
         self._require_readable()
         if not isinstance(entity, str) or not entity.strip():
-            raise MemlaneError("entity must be a non-empty string")
+            raise UsageError("entity must be a non-empty string")
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 4:
-            raise MemlaneError(f"depth must be 1 to 4, got {depth!r}")
+            raise UsageError(f"depth must be 1 to 4, got {depth!r}")
         today = (now or dt.datetime.now()).date()
         day = date_bound(as_of, today, "as_of", end=True)
         notes, _stale = self._freshen(fresh)
@@ -329,7 +329,7 @@ class Memory:
         """Every relation of ``entity`` in valid-time order, with when each ended and what ended it."""
         self._require_readable()
         if not isinstance(entity, str) or not entity.strip():
-            raise MemlaneError("entity must be a non-empty string")
+            raise UsageError("entity must be a non-empty string")
         notes, _stale = self._freshen(fresh)
         own = self.index.graph()
         others, more = shared_graphs(self._reads.shared(), self.index.predicates)
@@ -507,18 +507,18 @@ class Memory:
     # -- guards and the index after a read or write
     def _require_enabled(self) -> None:
         if not self.settings.enabled:
-            raise MemlaneError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
+            raise AccessError(f"memory search is disabled for agent {self.agent_id!r} (memorySearch.enabled = false)")
 
     def _require_readable(self) -> None:
         self._require_enabled()
         if self.config.workspace_access == "none":
-            raise MemlaneError("memory is disabled for this agent (workspaceAccess: none)")
+            raise AccessError("memory is disabled for this agent (workspaceAccess: none)")
 
     def _require_writable(self) -> None:
         self._require_enabled()
         access = self.config.workspace_access
         if access != "rw":
-            raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
+            raise AccessError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
 
     def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
         return self.index.freshen(fresh, self._refresh_in_background)
@@ -536,7 +536,7 @@ MAX_COUNT = 1_000_000
 
 def _check_count(name: str, value: int) -> None:
     if not 1 <= value <= MAX_COUNT:
-        raise MemlaneError(f"{name} must be between 1 and {MAX_COUNT:,}, got {str(value)[:40]}")
+        raise UsageError(f"{name} must be between 1 and {MAX_COUNT:,}, got {str(value)[:40]}")
 
 
 def open_memory(

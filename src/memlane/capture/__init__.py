@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import MemlaneError, quoted
+from ..errors import UsageError, quoted
 from .exports import EXPORTS
 from .formats import FORMATS, detect_format, read_record
 from .pipeline import Capturer, CaptureReport
@@ -33,17 +33,17 @@ def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
             out.append(item)
             continue
         if not isinstance(item, Mapping):
-            raise MemlaneError(f"turn {n}: expected an object with role and content, got {type(item).__name__}")
+            raise UsageError(f"turn {n}: expected an object with role and content, got {type(item).__name__}")
         role, content = item.get("role"), item.get("content")
         if role not in SPEAKERS:
-            raise MemlaneError(
+            raise UsageError(
                 f"turn {n}: 'role' must be 'user' or 'assistant', got {quoted(role)} "
                 "(tool output and system text are never captured: leave them out)"
             )
         if not isinstance(content, str | list):
-            raise MemlaneError(f"turn {n}: 'content' must be a string or a list of text blocks")
+            raise UsageError(f"turn {n}: 'content' must be a string or a list of text blocks")
         stamp = item.get("timestamp")
         if stamp is not None and not isinstance(stamp, str | int | float):
-            raise MemlaneError(f"turn {n}: 'timestamp' must be an ISO 8601 string or epoch seconds")
+            raise UsageError(f"turn {n}: 'timestamp' must be an ISO 8601 string or epoch seconds")
         out.extend(read_record("jsonl", dict(item)).turns)
     return out

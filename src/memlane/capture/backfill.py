@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MemlaneError
+from ..errors import NotFoundError, UsageError
 from .exports import EXPORT_MAX_DEFAULT, EXPORTS, read_export
 from .formats import FORMATS, Conversation, transcript_files
 from .openclaw_store import read_store, store_files
@@ -43,9 +43,9 @@ def plan_import(
     last written before that day, and conversations whose last turn is before it. ``export_limit``: the
     most bytes an export's ``conversations.json`` may hold (``capture.maxExportBytes``)."""
     if kind not in KINDS:
-        raise MemlaneError(f"unknown import kind {kind!r}; one of {', '.join(KINDS)}")
+        raise UsageError(f"unknown import kind {kind!r}; one of {', '.join(KINDS)}")
     if not path.exists():
-        raise MemlaneError(f"nothing to import at {path}")
+        raise NotFoundError(f"nothing to import at {path}")
     if kind == "openclaw":
         for store in store_files(path):
             for conv in read_store(store):

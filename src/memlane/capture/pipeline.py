@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..config import CaptureSettings
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from ..facts.retain import normalize_name
 from ..files.writer import edit_file
 from ..reflect.extract import Draft
@@ -305,7 +305,7 @@ class _Read:
 
     def __init__(self, fmt: str, session: str | None) -> None:
         if fmt not in FORMATS:
-            raise MemlaneError(f"unknown transcript format {fmt!r}; one of auto, {', '.join(FORMATS)}")
+            raise UsageError(f"unknown transcript format {fmt!r}; one of auto, {', '.join(FORMATS)}")
         self.fmt = fmt
         self.session = session
         self.turns: list[Turn] = []

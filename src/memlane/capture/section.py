@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from ..facts.retain import PROVENANCE, parse_retain
 from ..reflect.extract import normalized
 from ..text.markdown import Document, Heading, parse, split_lines
@@ -349,7 +349,7 @@ def _after_last_text(doc: Document, start: int, end: int) -> int:
             pos = i + 1
     block = doc.code_at(pos - 1) if pos > 0 else None
     if block is not None and (not block.closed or block.end > pos):
-        raise MemlaneError(f"line {pos} is inside a code block; capture will not write into it")
+        raise UsageError(f"line {pos} is inside a code block; capture will not write into it")
     return pos
 
 

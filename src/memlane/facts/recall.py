@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import RecallSettings
-from ..errors import MemlaneError, ProviderError
+from ..errors import MemlaneError, NotFoundError, ProviderError, UsageError
 from ..search.ranking import run_aside
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact
@@ -151,9 +151,7 @@ def parse_kinds(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
             continue
         name = KINDS.get(item.upper()) if len(item) == 1 else item.lower()
         if name not in KIND_LETTERS:
-            raise MemlaneError(
-                f"unknown fact kind {item!r}: use world, experience, opinion, observation (or W, B, O, S)"
-            )
+            raise UsageError(f"unknown fact kind {item!r}: use world, experience, opinion, observation (or W, B, O, S)")
         out.append(name)
     return tuple(dict.fromkeys(out)) or None
 
@@ -264,7 +262,7 @@ def _entity_filter(directory: EntityDirectory, entity: str) -> tuple[tuple[str, 
     wanted = directory.resolve(entity)
     if wanted is None:
         hint = directory.suggest(entity)
-        raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
+        raise NotFoundError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
     return tuple(sorted(wanted.norms)), EntityRef(
         wanted.name, wanted.page, directory.counts.get(wanted.key, 0), "filter"
     )

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..errors import MemlaneError, PathError, quoted
+from ..errors import PathError, UsageError, quoted
 from ..workspace import ARCHIVE_PREFIX, day_of, list_memory_files
 from .writer import workspace_lock
 
@@ -44,10 +44,10 @@ def archive_days(value: int | str) -> int:
     shown = quoted(value, 24, 20)
     # ASCII digits only: str.isdigit() also takes "²", which int() then refuses with a traceback
     if not re.fullmatch(r"[0-9]+", text):
-        raise MemlaneError(f"--older-than takes a number of days such as 90 or 90d, got {shown}")
+        raise UsageError(f"--older-than takes a number of days such as 90 or 90d, got {shown}")
     # the length test first: int() of thousands of digits is refused by Python itself (sys.int_max_str_digits)
     if len(text.lstrip("0")) > len(str(MAX_DAYS)) or int(text) > MAX_DAYS:
-        raise MemlaneError(f"--older-than must be between 0 and {MAX_DAYS} days (100 years), got {shown}")
+        raise UsageError(f"--older-than must be between 0 and {MAX_DAYS} days (100 years), got {shown}")
     return int(text)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import AgentConfig
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from .writer import exclusive_lock
 
 STATE_FILE = "sessions.json"
@@ -67,9 +67,9 @@ def plan_flush(
     """Whether this session should flush memory now; with ``record``, a 'yes' is remembered so the
     same compaction cycle (``compaction_count``) never flushes twice."""
     if not session_id:
-        raise MemlaneError("session_id must be a non-empty string")
+        raise UsageError("session_id must be a non-empty string")
     if context_window <= 0 or session_tokens < 0:
-        raise MemlaneError("context_window must be positive and session_tokens not negative")
+        raise UsageError("context_window must be positive and session_tokens not negative")
     settings = cfg.compaction.memory_flush
     threshold = flush_threshold(context_window, cfg)
     if not settings.enabled:

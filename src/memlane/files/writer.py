@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import memlane_home
-from ..errors import MemlaneError, PathError
+from ..errors import MemlaneError, NotFoundError, PathError, UsageError
 from ..text.markdown import Document, parse
 from ..workspace import resolve_memory_path, resolve_writable_path
 from .markers import set_block
@@ -76,14 +76,14 @@ def _writing(workspace: Path, target: Path) -> Iterator[None]:
 
 def _clean(text: str) -> str:
     if not isinstance(text, str):
-        raise MemlaneError("text must be a string")
+        raise UsageError("text must be a string")
     body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     if not body.strip():
-        raise MemlaneError("nothing to write: the text is empty")
+        raise UsageError("nothing to write: the text is empty")
     if "\x00" in body:
-        raise MemlaneError("the text contains a NUL character")
+        raise UsageError("the text contains a NUL character")
     if len(body) > MAX_NOTE_CHARS:
-        raise MemlaneError(f"the text is {len(body)} characters; at most {MAX_NOTE_CHARS} per write")
+        raise UsageError(f"the text is {len(body)} characters; at most {MAX_NOTE_CHARS} per write")
     return body
 
 
@@ -176,7 +176,7 @@ def _refuse_open_fence(doc: Document, at: int) -> None:
     if block is not None and (not block.closed or at < block.end):
         where = f"the code block at lines {block.start + 1}-{block.end}"
         why = " is never closed" if not block.closed else ""
-        raise MemlaneError(
+        raise UsageError(
             f"refusing to write inside a code block: {where}{why}; close the fence, or pick a line outside it"
         )
 
@@ -190,7 +190,7 @@ def check_core_size(rel: str, before: str, after: str, max_chars: int | None) ->
     if max_chars is None or rel not in CORE_FILES:
         return
     if len(after) > max_chars and len(after) > len(before):
-        raise MemlaneError(
+        raise UsageError(
             f"{rel} would be {len(after):,} characters, over the core limit of {max_chars:,} (core.maxChars); "
             f"it is {len(before):,} now. Shorten it with memory_replace, or write to the daily log instead"
         )
@@ -266,7 +266,7 @@ def write_note(
     """Append ``text`` to today's daily file (or MEMORY.md), optionally under ``heading``."""
     body = _clean(text)
     if heading is not None and (not heading.strip() or "\n" in heading):
-        raise MemlaneError("heading must be one non-empty line")
+        raise UsageError("heading must be one non-empty line")
     target = target_path(workspace, long_term, today)
     if heading is not None:
 
@@ -294,11 +294,11 @@ def replace_passage(
     """Replace the one occurrence of ``old`` in memory file ``rel`` with ``new``. Refused when ``old`` is
     missing or occurs more than once. Returns where the new passage stands and its whole lines."""
     if not isinstance(old, str) or not old:
-        raise MemlaneError("old must be the exact, non-empty passage to replace")
+        raise UsageError("old must be the exact, non-empty passage to replace")
     if not isinstance(new, str):
-        raise MemlaneError("new must be a string (empty to delete the passage)")
+        raise UsageError("new must be a string (empty to delete the passage)")
     if "\x00" in new:
-        raise MemlaneError("the text contains a NUL character")
+        raise UsageError("the text contains a NUL character")
     target = resolve_memory_path(workspace, rel)
     new = new.replace("\r\n", "\n")
 
@@ -306,9 +306,9 @@ def replace_passage(
         count = text.count(old)
         if count == 0:
             hint = " (it does occur with other spacing or case)" if _loose(old) in _loose(text) else ""
-            raise MemlaneError(f"the passage to replace is not in {rel}{hint}; read it with memory_get and copy it")
+            raise NotFoundError(f"the passage to replace is not in {rel}{hint}; read it with memory_get and copy it")
         if count > 1:
-            raise MemlaneError(
+            raise UsageError(
                 f"the passage occurs {count} times in {rel}; include more of the text around it so it occurs once"
             )
         at = text.index(old)
@@ -331,11 +331,11 @@ def insert_text(
     -1 = at the end, the default) or at the end of the ``heading`` section (created if missing)."""
     body = _clean(text)
     if line is not None and heading is not None:
-        raise MemlaneError("give line or heading, not both")
+        raise UsageError("give line or heading, not both")
     if heading is not None and (not heading.strip() or "\n" in heading):
-        raise MemlaneError("heading must be one non-empty line")
+        raise UsageError("heading must be one non-empty line")
     if line is not None and line < -1:
-        raise MemlaneError(f"line must be -1 (the end), 0 (the top) or a line number, got {line}")
+        raise UsageError(f"line must be -1 (the end), 0 (the top) or a line number, got {line}")
     target = resolve_writable_path(workspace, rel)
 
     def put(old: str) -> tuple[str, int, int]:
@@ -345,7 +345,7 @@ def insert_text(
         lines = _raw_lines(old)
         at = len(lines) if line is None or line == -1 else line
         if at > len(lines):
-            raise MemlaneError(f"line {line} is past the end of {rel} ({len(lines)} lines); use -1 for the end")
+            raise UsageError(f"line {line} is past the end of {rel} ({len(lines)} lines); use -1 for the end")
         _refuse_open_fence(parse(old), at)
         new_lines = body.split("\n")
         out = lines[:at] + new_lines + lines[at:]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ..errors import MemlaneError, quoted
+from ..errors import NotFoundError, quoted
 from ..facts import supersede
 from ..facts.entities import suggest
 from ..facts.retain import normalize_name
@@ -50,7 +50,7 @@ def entity(index: IndexKeeper, name: str, limit: int) -> dict[str, Any]:
         # the hint compares the name with every entity's: only for a name of a name's length, and unlocked
         short = isinstance(name, str) and len(name) <= 100
         hint = suggest(normalize_name(name), {e.key: e.name for e in directory.entities()}) if short else None
-        raise MemlaneError(f"no entity {quoted(name)} in the index" + (f": did you mean {hint}?" if hint else ""))
+        raise NotFoundError(f"no entity {quoted(name)} in the index" + (f": did you mean {hint}?" if hint else ""))
     return {
         "name": ent.name,
         "page": ent.page,

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import openclaw_config
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from ..files.outside import ChangedOnDisk, preflight, remove_file, write_file
 from .host_files import SERVER, FileChange, json_change, toml_change
 
@@ -129,9 +129,9 @@ class Where:
 def plan(host: str, scope: str, where: Where, action: str = "install") -> InstallPlan:
     """The changes ``action`` (install or uninstall) makes to ``host``'s files for ``scope`` (user or project)."""
     if host not in HOSTS:
-        raise MemlaneError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")
+        raise UsageError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")
     if scope not in ("user", "project"):
-        raise MemlaneError(f"scope is user or project, not {scope!r}")
+        raise UsageError(f"scope is user or project, not {scope!r}")
     out = InstallPlan(host, scope, action)
     server = where.memlane("mcp")
     adding = action == "install"
@@ -167,7 +167,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         )
     elif host == "claude-desktop":
         if scope != "user":
-            raise MemlaneError("Claude Desktop has one config for the user: --scope user")
+            raise UsageError("Claude Desktop has one config for the user: --scope user")
         entry = {"command": server[0], "args": server[1:]}
         out.changes.append(
             json_change(claude_desktop_config(where), lambda d, add: _server(d, "mcpServers", entry, add), adding)
@@ -175,7 +175,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         out.notes.append("Claude Desktop has no hooks: restart it to load the server")
     elif host == "openclaw":
         if scope != "user":
-            raise MemlaneError("OpenClaw has one config (openclaw.json): --scope user")
+            raise UsageError("OpenClaw has one config (openclaw.json): --scope user")
         path = openclaw_config(where.home).path
         entry = {"command": server[0], "args": server[1:]}
         hint = (
@@ -189,7 +189,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         out.notes.append("OpenClaw reads the Markdown memory itself; it has no shell hooks to wire")
     else:  # codex
         if scope != "user":
-            raise MemlaneError("Codex reads MCP servers from $CODEX_HOME/config.toml only: --scope user")
+            raise UsageError("Codex reads MCP servers from $CODEX_HOME/config.toml only: --scope user")
         raw = os.environ.get("CODEX_HOME")
         codex = Path(raw).expanduser() if raw else where.home / ".codex"
         out.changes.append(toml_change(codex / "config.toml", server, adding))

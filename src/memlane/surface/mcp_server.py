@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config.sections import LOOPBACK, TOKEN_ENV
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from ..memory import Memory
 from .tools import DESCRIPTIONS, READ_ONLY, TOOL_NAMES, run_tool
 
@@ -194,7 +194,7 @@ def serve(
     the server answers on loopback only, to any local user."""
     token = token or memory.config.mcp.http.token or os.environ.get(TOKEN_ENV) or None
     if http and host not in LOOPBACK and not token:
-        raise MemlaneError(
+        raise UsageError(
             f"memlane mcp --http serves beyond loopback ({host!r}) only with a token: "
             f"--token-file FILE, mcp.http.token or {TOKEN_ENV}"
         )

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 from ..memory import Memory
 
 DESCRIPTIONS = {
@@ -220,9 +220,9 @@ def _int_arg(args: dict[str, Any], key: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value % 1:
-        raise MemlaneError(f"{key} must be an integer, got {str(value)[:40]}")
+        raise UsageError(f"{key} must be an integer, got {str(value)[:40]}")
     if abs(value) > INT_LIMIT:
-        raise MemlaneError(f"{key} must be an integer between {-INT_LIMIT} and {INT_LIMIT}, got {str(value)[:40]}")
+        raise UsageError(f"{key} must be an integer between {-INT_LIMIT} and {INT_LIMIT}, got {str(value)[:40]}")
     return int(value)
 
 
@@ -231,7 +231,7 @@ def _str_arg(args: dict[str, Any], key: str, required: bool = False) -> str | No
     if value is None and not required:
         return None
     if not isinstance(value, str):
-        raise MemlaneError(f"{key} must be a string")
+        raise UsageError(f"{key} must be a string")
     return value
 
 
@@ -240,14 +240,14 @@ def _now_arg(args: dict[str, Any]) -> dt.datetime | None:
     try:
         return dt.datetime.fromisoformat(now_arg) if now_arg else None
     except ValueError:
-        raise MemlaneError(f"now must be an ISO date or date-time such as 2026-01-05, got {now_arg!r}") from None
+        raise UsageError(f"now must be an ISO date or date-time such as 2026-01-05, got {now_arg!r}") from None
 
 
 def _search(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     query = _str_arg(args, "query", required=True)
     min_score = args.get("minScore")
     if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, int | float)):
-        raise MemlaneError(f"minScore must be a number, got {min_score!r}")
+        raise UsageError(f"minScore must be a number, got {min_score!r}")
     return memory.search(
         str(query), max_results=_int_arg(args, "maxResults"), min_score=min_score, now=_now_arg(args)
     ).to_dict()
@@ -258,7 +258,7 @@ def _recall(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     if kind is not None and not (
         isinstance(kind, str) or (isinstance(kind, list) and all(isinstance(x, str) for x in kind))
     ):
-        raise MemlaneError("kind must be a string such as 'world,opinion' or a list of strings")
+        raise UsageError("kind must be a string such as 'world,opinion' or a list of strings")
     now = _now_arg(args)
     resp = memory.recall(
         str(_str_arg(args, "query", required=True)),
@@ -279,7 +279,7 @@ def _graph(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     entity = str(_str_arg(args, "entity", required=True))
     timeline = args.get("timeline")
     if timeline is not None and not isinstance(timeline, bool):
-        raise MemlaneError("timeline must be true or false")
+        raise UsageError("timeline must be true or false")
     if timeline:
         return memory.timeline(entity)
     depth = _int_arg(args, "depth")
@@ -297,7 +297,7 @@ def _get(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
 def _write(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     long_term = args.get("longTerm", False)
     if not isinstance(long_term, bool):
-        raise MemlaneError("longTerm must be true or false")
+        raise UsageError("longTerm must be true or false")
     text = str(_str_arg(args, "text", required=True))
     return memory.write(text, heading=_str_arg(args, "heading"), long_term=long_term)
 
@@ -322,7 +322,7 @@ def _insert(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
 def _capture(memory: Memory, args: dict[str, Any]) -> dict[str, Any]:
     turns = args.get("turns")
     if not isinstance(turns, list):
-        raise MemlaneError("turns must be a list of {role, content} objects")
+        raise UsageError("turns must be a list of {role, content} objects")
     return memory.capture(turns, session=_str_arg(args, "session")).to_dict()
 
 

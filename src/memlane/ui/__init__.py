@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import MemlaneError, PathError
+from ..errors import AccessError, MemlaneError, PathError, UsageError
 from ..facts.retain import KIND_LETTERS
 from ..memory import Memory
 from . import views
@@ -74,7 +74,7 @@ def create_app(
     the workspace is ``rw``); ``warm``: compute the beliefs and doctor's checks in the background now, so the
     first visit of those pages does not wait for them."""
     if edit and memory.config.workspace_access != "rw":
-        raise MemlaneError(
+        raise AccessError(
             f"memlane ui --edit needs a writable workspace; this one is {memory.config.workspace_access!r} "
             "(workspaceAccess)"
         )
@@ -137,7 +137,7 @@ def create_app(
     def days(request: Request) -> int:
         raw = q(request, "days", "14")
         if not re.fullmatch(r"[0-9]{1,4}", raw) or not 1 <= int(raw) <= 3660:
-            raise MemlaneError(f"days must be a whole number from 1 to 3660, got {raw!r}")
+            raise UsageError(f"days must be a whole number from 1 to 3660, got {raw!r}")
         return int(raw)
 
     def changes_data(request: Request) -> dict[str, Any]:
@@ -319,7 +319,7 @@ def serve(
 
     token = token or memory.config.mcp.http.token or os.environ.get(TOKEN_ENV) or None
     if host not in LOOPBACK and not token:
-        raise MemlaneError(
+        raise UsageError(
             f"memlane ui serves beyond loopback ({host!r}) only with a token: --token-file FILE, mcp.http.token "
             f"or {TOKEN_ENV}"
         )

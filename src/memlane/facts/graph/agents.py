@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...config import GraphSettings
-from ...errors import MemlaneError
+from ...errors import NotFoundError
 from ...search.shared import SharedIndexes
 from . import directory_of
 from .predicates import Predicates
@@ -49,12 +49,12 @@ def neighbourhood(
     g = own
     if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
         hint = g.directory.suggest(entity)
-        raise MemlaneError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
+        raise NotFoundError(f"no entity {entity!r} in the index" + (f": did you mean {hint}?" if hint else ""))
     if to is not None:
         if g.resolve(entity) is None:
-            raise MemlaneError(f"no entity {entity!r} in this agent's index (paths are walked in it alone)")
+            raise NotFoundError(f"no entity {entity!r} in this agent's index (paths are walked in it alone)")
         if g.resolve(to) is None:
-            raise MemlaneError(f"no entity {to!r} in the index")
+            raise NotFoundError(f"no entity {to!r} in the index")
         found = g.paths(entity, to, depth, iso, cfg.fanout, cfg.max_nodes)
         return {
             "from": g.name(str(g.resolve(entity))),
@@ -90,7 +90,7 @@ def timeline(
     agent's graph and the ``others``; ``updates`` gives which of its latest facts a later one superseded."""
     g = own
     if g.resolve(entity) is None and not any(o.resolve(entity) for _, o in others):
-        raise MemlaneError(f"no entity {entity!r} in the index")
+        raise NotFoundError(f"no entity {entity!r} in the index")
     name, edges, now = entity, list[Edge](), dict[str, list[str]]()
     if g.resolve(entity) is not None:
         name, edges = g.timeline(entity)
