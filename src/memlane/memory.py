@@ -652,10 +652,12 @@ class Memory:
         dry_run: bool = False,
         progress: Callable[[ImportItem, CaptureReport], None] | None = None,
         now: dt.datetime | None = None,
+        index_progress: Callable[[int, int], None] | None = None,
     ) -> tuple[list[ImportItem], CaptureReport]:
         """Capture a history the user already has: ``claude-code``, ``codex`` or ``openclaw`` transcripts
         under ``path``, or a ``chatgpt`` / ``claude-ai`` export (see :mod:`memlane.capture.backfill`).
-        ``dry_run`` lists what would be captured. Resumes after an interruption; indexed once, at the end."""
+        ``dry_run`` lists what would be captured. Resumes after an interruption; indexed once, at the end
+        (``index_progress(embedded, to_embed)`` follows that indexing)."""
         self._require_readable() if dry_run else self._require_writable()
         now = now or dt.datetime.now()
         lower = date_bound(since, now.date(), "since") if since is not None else None
@@ -676,7 +678,7 @@ class Memory:
                 lambda file, fmt: capturer.transcript(file, fmt, now),
                 done,
             )
-        return items, self._after_capture(total)
+        return items, self._after_capture(total, index_progress)
 
     @contextlib.contextmanager
     def _capturer(self) -> Iterator[Capturer]:
@@ -699,9 +701,11 @@ class Memory:
             if llm is not None:
                 llm.close()
 
-    def _after_capture(self, report: CaptureReport) -> CaptureReport:
+    def _after_capture(
+        self, report: CaptureReport, progress: Callable[[int, int], None] | None = None
+    ) -> CaptureReport:
         if report.facts_written or report.digest_lines:
-            done = self._index_after_write({})
+            done = self._index_after_write({}, progress)
             if "note" in done:
                 report.notes.append(str(done["note"]))
         return report
@@ -854,7 +858,9 @@ class Memory:
         if access != "rw":
             raise MemlaneError(f"writing memory is not allowed: the workspace is {access!r} (workspaceAccess)")
 
-    def _index_after_write(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _index_after_write(
+        self, payload: dict[str, Any], progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
         payload = {**payload, "indexed": False}
@@ -863,7 +869,7 @@ class Memory:
             payload["note"] = "written; another sync is running, it is indexed in the background"
             return payload
         try:
-            self.index.sync_memory(force=False, progress=None, on_plan=None)
+            self.index.sync_memory(force=False, progress=progress, on_plan=None)
             payload["indexed"] = True
         except MemlaneError as exc:  # the note is on disk; a later sync indexes it
             payload["note"] = f"written, not indexed yet: {exc}"
