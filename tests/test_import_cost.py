@@ -3,6 +3,7 @@ interrupt (a real SIGINT to the real CLI) says what was written, which the files
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import signal
 import subprocess
@@ -10,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import memlane
 
 CONVERSATIONS = 400
 
@@ -114,3 +117,49 @@ def test_an_interrupted_import_says_what_it_wrote(tmp_path: Path) -> None:
     report = json.loads(again.stdout)
     assert report["turnsSeenBefore"] == turns and report["turnsRead"] == 6 * CONVERSATIONS
     assert len(_memory_files(ws)) == CONVERSATIONS
+
+
+def _dana_workspace(ws: Path, facts: int) -> None:
+    """``facts`` Retain bullets about Dana, a hundred per daily log."""
+    for day in range(0, facts, 100):
+        date = dt.date(2020, 1, 1) + dt.timedelta(days=day // 100)
+        bullets = "".join(
+            f"- W @Dana: Dana visited the town of Brook{k} on trip number {k}.\n"
+            for k in range(day, min(day + 100, facts))
+        )
+        (ws / "memory").mkdir(parents=True, exist_ok=True)
+        (ws / "memory" / f"{date.isoformat()}.md").write_text(f"# {date.isoformat()}\n\n## Retain\n{bullets}")
+
+
+def _facts_read_by_a_capture(tmp_path: Path, facts: int, fake: Any) -> tuple[int, int]:
+    """Facts the store hands to one 10-turn capture about Dana, in a workspace of ``facts`` facts about her,
+    and the restatements it recognised."""
+    ws = tmp_path / f"ws-{facts}"
+    _dana_workspace(ws, facts)
+    turns = [
+        {"role": "user", "name": "Kim", "content": text, "timestamp": f"2026-05-01T10:{k:02d}:00"}
+        for k, text in enumerate(
+            [f"Dana visited the town of Brook{k} on trip number {k}." for k in range(5)]  # known, word for word
+            + [f"Dana bought a red kayak for the lake number {k}." for k in range(5)]  # new
+        )
+    ]
+    with memlane.open(ws, provider=fake, store={"path": str(tmp_path / f"idx-{facts}.sqlite")}) as mem:
+        mem.sync()
+        read = [0]
+        by_seq = mem.store.facts.by_seq
+
+        def counting(seqs: Any) -> Any:
+            found = by_seq(seqs)
+            read[0] += len(found)
+            return found
+
+        mem.store.facts.by_seq = counting  # type: ignore[method-assign]
+        report = mem.capture(turns, session=f"cost-{facts}", now=dt.datetime(2026, 5, 2))
+    return read[0], report.skipped_as_known
+
+
+def test_a_capture_reads_what_its_drafts_need_not_every_fact_about_their_entities(tmp_path: Path, fake: Any) -> None:
+    small, known_small = _facts_read_by_a_capture(tmp_path, 200, fake)
+    large, known_large = _facts_read_by_a_capture(tmp_path, 2000, fake)
+    assert known_small == known_large == 5  # the restatements are still recognised
+    assert large <= 1.5 * max(small, 1), (small, large)  # ten times the facts, not ten times the reading
