@@ -16,10 +16,11 @@ Then, like a user, in subprocesses of the real CLI:
   Claude Code's session-end hook does; its wall time, process start and model load included. Measured first,
   at ``--facts`` facts.
 - import: LoCoMo's sessions as one ChatGPT export (``conversations.json``, one conversation per session), cycled
-  until it holds ``--turns`` turns, each cycle moved 40 years on (new days; turns capture has not seen), imported
-  with ``memlane import chatgpt``. Its progress bar (stderr) is read as it is written: the time per 1,000 turns
-  of the first and the last thousand come from it (interpolated between the bar's updates, which fall between
-  conversations); the total is the process's wall time, index update included.
+  until it holds ``--turns`` turns, each cycle moved 40 years on (new days; turns capture has not seen), its last
+  thousand turns the first thousand again (the same text, compared), imported with ``memlane import chatgpt``.
+  Its progress bar (stderr) is read as it is written: the time per 1,000 turns of the first and the last thousand
+  come from it (interpolated between the bar's updates, which fall between conversations); the total is the
+  process's wall time, index update included.
 
 Targets (issue 42): import <= 180 s on 2 cores, last/first thousand <= 1.5x, hook p50 <= 1 s. Prints numbers
 and the targets beside them; asserts nothing. The data is read from ../shared, never written into the repository.
@@ -83,12 +84,12 @@ def run_cli(args: list[str], env: dict[str, str], stdin: bytes | None = None) ->
     return proc
 
 
-def locomo_turns(cycle_limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
+def locomo_turns(cycle_limit: int, first_cycle: int = 0) -> list[tuple[str, list[dict[str, Any]]]]:
     """(conversation id, turns) per LoCoMo session, the turns in ``mem.capture``'s shape, every session of the
-    ten conversations in order, cycled (``cycle_limit`` cycles at most), each cycle moved YEARS_PER_CYCLE on."""
+    ten conversations in order, cycled (``cycle_limit`` cycles), each cycle moved YEARS_PER_CYCLE on."""
     samples = load_samples(str(locomo_data.SHARED / "locomo10.json"))
     out = []
-    for cycle in range(cycle_limit):
+    for cycle in range(first_cycle, first_cycle + cycle_limit):
         for sample in samples:
             for n, start, turns in sessions_of(sample):
                 items = [turn_of(t, start, k) for k, t in enumerate(turns)]
@@ -101,13 +102,26 @@ def locomo_turns(cycle_limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
     return out
 
 
-def chatgpt_export(path: Path, turns_wanted: int) -> int:
-    """A ChatGPT ``conversations.json`` of LoCoMo sessions holding ``turns_wanted`` turns; returns the turns."""
-    convs, total = [], 0
-    for ident, items in locomo_turns(cycle_limit=1 + turns_wanted // 1000):
-        items = items[: turns_wanted - total]
-        if not items:
+def _first_turns(sessions: list[tuple[str, list[dict[str, Any]]]], n: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    out, total = [], 0
+    for ident, items in sessions:
+        if total >= n:
             break
+        out.append((ident, items[: n - total]))
+        total += len(out[-1][1])
+    return out
+
+
+def chatgpt_export(path: Path, turns_wanted: int) -> int:
+    """A ChatGPT ``conversations.json`` of LoCoMo sessions holding ``turns_wanted`` turns; returns the turns. Its
+    last thousand turns are its first thousand again (a later cycle: new days, new conversation ids), so the two
+    thousands compared read the same text and differ only in what was imported before them."""
+    span = min(1000, turns_wanted // 2)
+    cycles = 1 + turns_wanted // 5000
+    sessions = _first_turns(locomo_turns(cycles), turns_wanted - span)
+    sessions += _first_turns(locomo_turns(1, first_cycle=cycles), span)
+    convs, total = [], 0
+    for ident, items in sessions:
         mapping: dict[str, Any] = {}
         parent = None
         for k, t in enumerate(items):
