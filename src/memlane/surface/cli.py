@@ -511,6 +511,9 @@ def import_(ctx: click.Context, kind: str, path: Path, since: str | None, dry_ru
     _print_capture(report.to_dict(), as_json)
 
 
+LISTED_FILES = 20  # files an interrupted import names one by one; the rest are counted
+
+
 class _ImportStopped(KeyboardInterrupt):
     """Ctrl-C asked the import to stop after the item it was capturing."""
 
@@ -527,6 +530,8 @@ class _ImportRun:
         self.done = 0
         self.turns = 0
         self.stop_asked = False
+        self.clean_stop = False  # stopped between items (not mid-item by a second Ctrl-C)
+        self.started = dt.datetime.now()
         self.before = self._files()
 
     def _files(self) -> dict[str, tuple[int, int]]:
@@ -541,6 +546,7 @@ class _ImportRun:
         self.done += 1
         self.turns += report.turns_read
         if self.stop_asked and self.done < self.items:
+            self.clean_stop = True
             raise _ImportStopped
 
     @contextmanager
@@ -560,11 +566,14 @@ class _ImportRun:
     def interrupted(self) -> str:
         now = self._files()
         changed = [f for f, st in now.items() if self.before.get(f) != st]
-        files = f"{len(changed)} memory file(s) written" + (f": {', '.join(changed)}" if changed else "")
+        named = ", ".join(changed[:LISTED_FILES])
+        if len(changed) > LISTED_FILES:
+            named += f" and {len(changed) - LISTED_FILES} more changed since {self.started:%H:%M:%S}"
+        files = f"{len(changed)} memory file(s) written" + (f": {named}" if changed else "")
         done = f"{self.done} of {self.items} {self.unit}s captured ({self.turns} turns)"
         if self.done >= self.items:
             return f"interrupted while indexing: {done}, {files}; the index is behind them: run `memlane index`"
-        part = "" if self.stop_asked else f" (the {self.unit} being captured may be in them in part)"
+        part = "" if self.clean_stop else f" (the {self.unit} being captured may be in them in part)"
         tail = "not indexed yet: run the same import again to go on" if changed else "nothing to index"
         return f"interrupted: {done}, {files}{part}; {tail}"
 
