@@ -504,6 +504,9 @@ def import_(ctx: click.Context, kind: str, path: Path, since: str | None, dry_ru
                 with run.interruptible():
                     _, report = mem.import_history(kind, path, since=since, progress=captured, index_progress=indexed)
             except KeyboardInterrupt:
+                bar.close()  # the bars end before the message, not after it
+                if "bar" in index_bar:
+                    index_bar["bar"].close()
                 _fail(run.interrupted())
             finally:
                 if "bar" in index_bar:
