@@ -480,10 +480,12 @@ class Memory:
         dry_run: bool = False,
         progress: Callable[[ImportItem, CaptureReport], None] | None = None,
         now: dt.datetime | None = None,
+        index_progress: Callable[[int, int], None] | None = None,
     ) -> tuple[list[ImportItem], CaptureReport]:
         """Capture a history the user already has: ``claude-code``, ``codex`` or ``openclaw`` transcripts
         under ``path``, or a ``chatgpt`` / ``claude-ai`` export (see :mod:`memlane.capture.backfill`).
-        ``dry_run`` lists what would be captured. Resumes after an interruption; indexed once, at the end."""
+        ``dry_run`` lists what would be captured. Resumes after an interruption; indexed once, at the end
+        (``index_progress(embedded, to_embed)`` follows that indexing)."""
         self._require_readable() if dry_run else self._require_writable()
         now = now or dt.datetime.now()
         lower = date_bound(since, now.date(), "since") if since is not None else None
@@ -492,14 +494,16 @@ class Memory:
             return items, CaptureReport(turns_read=sum(i.turns for i in items))
         with self._capturer() as capturer:
             total = import_items(capturer, kind, items, now, progress)
-        return items, self._after_capture(total)
+        return items, self._after_capture(total, index_progress)
 
     def _capturer(self) -> contextlib.AbstractContextManager[Capturer]:
         return capturing(self.index, self.config, lambda: self._freshen(fresh=True))
 
-    def _after_capture(self, report: CaptureReport) -> CaptureReport:
+    def _after_capture(
+        self, report: CaptureReport, progress: Callable[[int, int], None] | None = None
+    ) -> CaptureReport:
         if report.facts_written or report.digest_lines:
-            done = self._index_after_write({})
+            done = self._index_after_write({}, progress)
             if "note" in done:
                 report.notes.append(str(done["note"]))
         return report
@@ -523,10 +527,12 @@ class Memory:
     def _freshen(self, fresh: bool) -> tuple[list[str], bool]:
         return self.index.freshen(fresh, self._refresh_in_background)
 
-    def _index_after_write(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _index_after_write(
+        self, payload: dict[str, Any], progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
-        return self.index.after_write(payload, self._refresh_in_background)
+        return self.index.after_write(payload, self._refresh_in_background, progress)
 
 
 # The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end

@@ -256,7 +256,9 @@ class IndexKeeper:
             notes.append(first.note())
         return notes, stale
 
-    def after_write(self, payload: dict[str, Any], refresh: Callable[[], None]) -> dict[str, Any]:
+    def after_write(
+        self, payload: dict[str, Any], refresh: Callable[[], None], progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, ``refresh`` (a background sync) picks it up."""
         payload = {**payload, "indexed": False}
@@ -265,7 +267,7 @@ class IndexKeeper:
             payload["note"] = "written; another sync is running, it is indexed in the background"
             return payload
         try:
-            self.sync_memory(force=False, progress=None, on_plan=None)
+            self.sync_memory(force=False, progress=progress, on_plan=None)
             payload["indexed"] = True
         except MemlaneError as exc:  # the note is on disk; a later sync indexes it
             payload["note"] = f"written, not indexed yet: {exc}"

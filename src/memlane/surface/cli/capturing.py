@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ...capture import FORMATS
+from ...capture import FORMATS, CaptureReport
 from ...capture.backfill import KINDS as IMPORT_KINDS
+from ...capture.backfill import ImportItem
 from ...errors import MemlaneError
 from ...memory import MAX_COUNT
 from ..install import HOSTS as INSTALL_HOSTS
@@ -73,11 +79,102 @@ def import_(ctx: click.Context, kind: str, path: Path, since: str | None, dry_ru
         by_turns = bool(items) and all(i.turns for i in items)
         total = sum(i.turns for i in items) if by_turns else len(items)
         unit = "turn" if by_turns else "file"
+        run = _ImportRun(mem.workspace, len(items), "conversation" if items and items[0].path is None else "file")
         with tqdm(total=total, unit=unit, disable=as_json, file=sys.stderr, desc="capture") as bar:
-            _, report = mem.import_history(
-                kind, path, since=since, progress=lambda i, _r: bar.update(i.turns if by_turns else 1)
-            )
+            index_bar: dict[str, Any] = {}
+
+            def captured(i: ImportItem, r: CaptureReport) -> None:
+                bar.update(i.turns if by_turns else 1)
+                run.item_done(i, r)
+                if run.done == run.items:  # what is left is indexing what was written: its own bar
+                    bar.close()
+                    index_bar["bar"] = tqdm(unit="text", disable=as_json, file=sys.stderr, desc="index")
+
+            def indexed(done: int, to_do: int) -> None:
+                if "bar" in index_bar:
+                    index_bar["bar"].total = to_do
+                    index_bar["bar"].n = done
+                    index_bar["bar"].refresh()
+
+            try:
+                with run.interruptible():
+                    _, report = mem.import_history(kind, path, since=since, progress=captured, index_progress=indexed)
+            except KeyboardInterrupt:
+                bar.close()  # the bars end before the message, not after it
+                if "bar" in index_bar:
+                    index_bar["bar"].close()
+                fail(run.interrupted())
+            finally:
+                if "bar" in index_bar:
+                    index_bar["bar"].close()
     _print_capture(report.to_dict(), as_json)
+
+
+LISTED_FILES = 20  # files an interrupted import names one by one; the rest are counted
+
+
+class _ImportStopped(KeyboardInterrupt):
+    """Ctrl-C asked the import to stop after the item it was capturing."""
+
+
+class _ImportRun:
+    """What an import has written so far, to say truthfully what an interrupt left: the first Ctrl-C stops it
+    after the item being captured (its turns all written and recorded as seen), a second one at once; the memory
+    files changed are those whose size or time differs from before the run."""
+
+    def __init__(self, workspace: Path, items: int, unit: str) -> None:
+        self.workspace = workspace
+        self.items = items
+        self.unit = unit
+        self.done = 0
+        self.turns = 0
+        self.stop_asked = False
+        self.clean_stop = False  # stopped between items (not mid-item by a second Ctrl-C)
+        self.started = dt.datetime.now()
+        self.before = self._files()
+
+    def _files(self) -> dict[str, tuple[int, int]]:
+        out = {}
+        for f in sorted((self.workspace / "memory").rglob("*.md")):
+            with contextlib.suppress(OSError):
+                st = f.stat()
+                out[f.relative_to(self.workspace).as_posix()] = (st.st_size, st.st_mtime_ns)
+        return out
+
+    def item_done(self, _item: ImportItem, report: CaptureReport) -> None:
+        self.done += 1
+        self.turns += report.turns_read
+        if self.stop_asked and self.done < self.items:
+            self.clean_stop = True
+            raise _ImportStopped
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        def on_sigint(_signum: int, _frame: object) -> None:
+            if self.stop_asked or self.done >= self.items:  # a second Ctrl-C, or one while indexing: at once
+                raise KeyboardInterrupt
+            self.stop_asked = True
+            click.echo(f"\nstopping after this {self.unit} (Ctrl-C again stops at once)", err=True)
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def interrupted(self) -> str:
+        now = self._files()
+        changed = [f for f, st in now.items() if self.before.get(f) != st]
+        named = ", ".join(changed[:LISTED_FILES])
+        if len(changed) > LISTED_FILES:
+            named += f" and {len(changed) - LISTED_FILES} more changed since {self.started:%H:%M:%S}"
+        files = f"{len(changed)} memory file(s) written" + (f": {named}" if changed else "")
+        done = f"{self.done} of {self.items} {self.unit}s captured ({self.turns} turns)"
+        if self.done >= self.items:
+            return f"interrupted while indexing: {done}, {files}; the index is behind them: run `memlane index`"
+        part = "" if self.clean_stop else f" (the {self.unit} being captured may be in them in part)"
+        tail = "not indexed yet: run the same import again to go on" if changed else "nothing to index"
+        return f"interrupted: {done}, {files}{part}; {tail}"
 
 
 def _print_capture(out: dict[str, Any], as_json: bool) -> None:
