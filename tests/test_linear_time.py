@@ -397,7 +397,7 @@ def test_the_patterns_are_found() -> None:
         "memlane.reflect.extract._SENTENCE_END",
         "memlane.reflect.extract._OPINION[0][0]",
         "memlane.facts.graph.extract._FIELD",
-        "memlane.capture.secrets._PASSWORD",
+        "memlane.capture.secret_patterns.PASSWORD",
     ):
         assert expected in names
     assert "memlane.reflect.extract.normalized()" in names  # one written inline in a function

@@ -17,12 +17,8 @@ said it decides what may be kept:
 - **Tool turns** (``role="tool"``: tool results, fetched pages, files read) are never drafted; they are
   only read to recognise the agent restating them.
 
-Fidelity: the speaker's words are kept as they wrote them, in their first person, after the speaker's
-name ("User said: I run Arch with Hyprland"). Nothing is rewritten or capitalised: a rewrite into the
-third person has to guess verbs and pronouns ("I dont" -> "User dont", ``~/.oh-my-zsh`` ->
-``~/.oh-User's-zsh``) and loses the words a person later asks with ("read my Bible"). Backtick spans,
-paths, commands, URLs, numbers and quotes are therefore kept byte for byte. Only emphasis markers and a
-host's image placeholders are removed, and a relative date is followed by the date it means.
+Fidelity: the speaker's words are kept as they wrote them, after the speaker's name; how a bullet is
+written (and which entities it names) is :mod:`memlane.capture.phrasing`.
 
 Budget: a candidate is drafted when its score (how likely a person is to ask for it later) is at least
 :data:`THRESHOLD`; instructions and decisions score highest, then the person's statements about
@@ -44,7 +40,7 @@ from dataclasses import dataclass
 from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
-from ..text.timeparse import find_times
+from .phrasing import FIRST_PERSON, PROTECTED, clean, cut, entities, names_someone, quote, self_contained
 from .prose import Prose, read_prose
 from .turns import Turn
 
@@ -53,10 +49,8 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
-MAX_CHARS = 320  # a bullet's text past this is cut at a word boundary outside backticks
 SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
 SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
-MAX_ENTITIES = 3  # besides the speaker
 
 
 @dataclass(frozen=True)
@@ -111,7 +105,6 @@ _WORKED = re.compile(
 )
 _DID = re.compile(rf"\b(?:i|we) (?:just |finally |also |already )?(?:\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
 _PAST_ANY = re.compile(rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
-_FIRST_PERSON = re.compile(r"(?<![\w'’-])(?:I|i|I'm|I've|I'll|I'd|Im|me|my|My|mine|myself|we|We|us|our|Our)(?![\w'’-])")
 _SELF = re.compile(
     r"\b(?:i'?m|i am|i'?ve|i have|i usually|i often|i work|i live|i own|i use|i run|i travel|i develop|i build|"
     r"i manage|i do|my|our|we have|we use|we run|i used|i've used)\b",
@@ -171,108 +164,16 @@ NARRATION = re.compile(
 )
 _SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
 
-# --- fidelity ----------------------------------------------------------------------------------------
+# --- a unit's shape --------------------------------------------------------------------------------
 
-# Spans kept byte for byte: backticks, quotes, URLs, paths and identifiers (any token with a path or code
-# character in it).
-PROTECTED = re.compile(
-    r"`[^`\n]{0,300}`|\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|https?://\S{1,500}"
-    r"|(?<!\S)(?:[^\s`\"“]{0,200}[/\\~_=<>{}\[\]$]\S{0,200}|\S{1,200}\.[A-Za-z0-9]\S{0,200})"
-)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _URL_ONLY = re.compile(r"^\W{0,3}(https?://\S{1,500}?)[\s.!)]*$")
 _BODY = re.compile(r"^[^:]{1,80} (?:said|answered|chose)[^:]{0,400}: ")  # the speaker's lead-in
-_IMAGE_REF = re.compile(r"\[Image #\d{1,4}\]")  # the host's placeholder for a pasted image
 _QUESTION = re.compile(
     r"^(?:what|why|how|where|when|which|who|can (?:we|you|i)|could (?:we|you)|would you|will (?:it|this|any|you)|"
     r"is (?:there|it|this)|are (?:there|they|these)|do (?:you|we|i)|does|did|should (?:i|we)|any way|is that)\b",
     re.I,
 )
-_EMPHASIS = re.compile(r"(?<![*\w])\*\*(?=\S)|(?<=\S)\*\*(?![*\w])|(?<![_\w])__(?=\S)|(?<=\S)__(?![_\w])")
-
-
-def _clean(text: str) -> str:
-    """A prose unit as a bullet writes it: emphasis markers out (outside backticks), spaces collapsed."""
-    text = _IMAGE_REF.sub("", text)
-    parts = re.split(r"(`[^`\n]{0,300}`)", text)
-    text = "".join(p if p.startswith("`") else _EMPHASIS.sub("", p) for p in parts)
-    return " ".join(text.split())
-
-
-def _cut(text: str) -> str:
-    """At most MAX_CHARS, cut at a space outside backticks and quotes."""
-    if len(text) <= MAX_CHARS:
-        return text
-    spans = [(m.start(), m.end()) for m in PROTECTED.finditer(text)]
-    cut = MAX_CHARS
-    for i in range(MAX_CHARS, 0, -1):
-        if text[i] == " " and not any(a < i < b for a, b in spans):
-            cut = i
-            break
-    return text[:cut].rstrip(" ,;:—–-") + " …"
-
-
-# --- entities ----------------------------------------------------------------------------------------
-
-_CAPITALISED = re.compile(
-    r"(?<![\w@'’.&-])((?=[A-Z][\w&]{0,40}[a-z])[A-Z][\w&]{0,40}(?:[ -][A-Z][\w&]{0,40}){0,2}"
-    r"|[A-Z][\w&]{0,40}(?:[ -](?=[A-Z][\w&]{0,40}[a-z])[A-Z][\w&]{0,40}){1,2})(?![\w'’&-])"
-)
-_NOT_NAMES = frozenset(
-    re.findall(
-        r"\S+",
-        "I The A An And But So Then This That These Those It We You He She They My Our Your His Her Their "
-        "What When Where Why How Who Which Yes No Oh Hey Hi Hello Thanks Thank Wow Great Good Nice Sure Well "
-        "Today Yesterday Tomorrow Also Just Really Totally Awesome Cool Sounds Let Lets Okay Ok Done Note "
-        "Notes Error Errors Warning Added Use Used Uses User Users Temp Recommended If Don Do Does Did Not "
-        "Now New Next Last First Second Third All Any Each Every Some None Both Either More Most Less Only "
-        "Please Maybe Perhaps Here There Still Even Update Updated Fixed Created Changed Removed Install "
-        "Installed Run Running Check Try See Make Set Add Read Write File Files Folder Config Settings Option "
-        "Options Step Steps Summary Result Results Status Test Tests Issue Issues Problem Fix Change Changes "
-        "Feature Features Version Default Current Example Examples Usage Output Input Value Values Type Types "
-        "Name Names Time Date Day Week Month Year Morning Evening Night Monday Tuesday Wednesday Thursday "
-        "Friday Saturday Sunday January February March April May June July August September October November "
-        "December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun Assistant "
-        "System Tool Tools Agent Before After During While With Without From Into Over Under True False Null "
-        "None TODO Important Remember Always Never Yeah Nah Nope Yep Alright Cause Because Since",
-    )
-)
-
-
-def entities(content: str, speaker: str | None, names: dict[str, str], lower_names: dict[str, str]) -> tuple[str, ...]:
-    """The entities of a bullet: its speaker, known names as written (a known name spelled in lower case
-    also in any case), and capitalised names past a sentence's start outside protected spans that are not
-    common words. Decided from the text alone, so an import interrupted and run again finds the same."""
-    found: dict[str, str] = {}
-    if speaker:
-        found[normalize_name(speaker)] = names.get(normalize_name(speaker), speaker)
-    plain = PROTECTED.sub(lambda m: " " * len(m.group(0)), content)
-    for m in _CAPITALISED.finditer(plain):
-        phrase = m.group(1)
-        key = normalize_name(phrase)
-        if key in names and names[key] == phrase:
-            found.setdefault(key, names[key])
-            continue
-        words = phrase.replace("-", " ").split()
-        while words and words[0] in _NOT_NAMES:
-            words = words[1:]
-        if not words:
-            continue
-        lead = plain[: m.start()].rstrip()
-        initial = not lead or lead[-1] in ".!?:;—–-(\"'“*#>|"
-        if initial and words[0] == phrase.split()[0]:
-            continue  # a sentence's first word proves nothing
-        phrase = " ".join(w for w in words)
-        if any(w in _NOT_NAMES for w in words) or phrase.casefold() in STOPWORDS:
-            continue
-        found.setdefault(normalize_name(phrase), phrase)
-    for key, name in lower_names.items():  # known names written in lower case ("warelay")
-        if key not in found and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", plain, re.IGNORECASE):
-            found[key] = name
-    items = list(found.values())
-    return tuple(items[: MAX_ENTITIES + (1 if speaker else 0)])
-
-
 # --- outside text ------------------------------------------------------------------------------------
 
 
@@ -353,7 +254,7 @@ def draft_candidates(
     seen: set[str] = set()
     for k in keep:
         c = cands[k]
-        c.text = _cut(c.text)
+        c.text = cut(c.text)
         norm = normalized(_BODY.sub("", c.text))
         if not norm or norm in seen:
             continue
@@ -377,7 +278,7 @@ def draft_candidates(
 
 
 def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
-    units = [_clean(u) for u in prose.units]
+    units = [clean(u) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
@@ -387,11 +288,11 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             label, option = adopted
             text = f"{speaker} chose {label}: {option}"
             return [_Candidate(0.95, "world", text, i, speaker, "decided")]
-        question = next((_clean(u) for u in reversed(prev_agent.units) if u.rstrip().endswith("?")), None)
+        question = next((clean(u) for u in reversed(prev_agent.units) if u.rstrip().endswith("?")), None)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS]
         if question and meaningful and not _SOCIAL.match(whole):
-            text = f"{speaker} answered {_quote(question)}: {whole}"
+            text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
     for u in units:
@@ -411,7 +312,7 @@ def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable
     """A named speaker's prose (people talking to each other, no agent: a LoCoMo-style chat) drafted by the
     rules of ``memlane retain`` after the source filter: its third-person bullets are what those
     conversations were tuned and measured on (LoCoMo's replay R@5); the budget does not apply to them."""
-    text = " ".join(_clean(u) for u in prose.units)
+    text = " ".join(clean(u) for u in prose.units)
     if not text:
         return []
     label = " ".join(w[:1].upper() + w[1:] for w in re.findall(r"[\w'’.-]+", name)[:3]) or "User"
@@ -422,11 +323,6 @@ def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable
 def _escape_markdown(text: str) -> str:
     """A turn's prose as one log line: a heading, fence or list marker inside it is text."""
     return re.sub(r"^(\s*)(#|```|~~~|[-*+] )", r"\1\\\2", text)
-
-
-def _quote(question: str) -> str:
-    q = _cut(question)
-    return f'"{q}"' if '"' not in q else f"“{q}”"
 
 
 _HOLLOW = frozenset(
@@ -467,11 +363,6 @@ def _specific(text: str) -> bool:
     return bool(re.search(r"\d", text) or PROTECTED.search(text))
 
 
-def _names_someone(text: str) -> bool:
-    """Holds a capitalised word that is not a common one (a name, wherever it stands)."""
-    return any(w not in _NOT_NAMES for w in re.findall(r"(?<![\w'’])[A-Z][a-z]{2,}(?![\w'’])", text))
-
-
 def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
     words = u.split()
     url = _URL_ONLY.match(u)
@@ -481,7 +372,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
     size = _size(u)
-    bonus = 0.1 if _specific(u) or _names_someone(u) else 0.0
+    bonus = 0.1 if _specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
     if _INSTRUCTION.search(u) and size >= 3:
         kind, score, role = "world", 0.95, "remember"
@@ -498,24 +389,14 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         kind, score, role = "experience", 0.6, ""
     elif _SELF.search(u) and size >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
-    elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and _names_someone(u):
-        kind, score, role = "experience" if _FIRST_PERSON.search(u) else "world", 0.5, ""
+    elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and names_someone(u):
+        kind, score, role = "experience" if FIRST_PERSON.search(u) else "world", 0.5, ""
     elif size >= 4 and content >= 2:
         kind, score, role = "world", 0.45, ""
     else:
         return None
     score += bonus
-    return _Candidate(score, kind, _self_contained(u, speaker, day), i, speaker, role, conf)
-
-
-def _self_contained(u: str, speaker: str, day: dt.date | None) -> str:
-    """The sentence as it reads later: the speaker named, relative dates followed by the date they mean."""
-    out = u.rstrip(" ,;")
-    for t in sorted(find_times(out, day), key=lambda t: -t.start):
-        if t.relative:
-            out = f"{out[: t.end]} ({t.range}){out[t.end :]}"
-    plain = PROTECTED.sub(" ", out)
-    return f"{speaker} said: {out}" if _FIRST_PERSON.search(plain) else out
+    return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
 
 
 def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
@@ -523,12 +404,12 @@ def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
     m = _OPTION.search(reply.strip().rstrip(".!"))
     if m is None:
         return None
-    options = [_clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
+    options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
     labelled: dict[str, str] = {}
     for u in agent.units:
-        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", _clean(u), re.I)
+        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", clean(u), re.I)
         if lab:
-            labelled.setdefault(lab.group(1).upper(), _clean(u))
+            labelled.setdefault(lab.group(1).upper(), clean(u))
     if m.group("ord"):
         if not options:
             return None
@@ -544,7 +425,7 @@ def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
 
 
 def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
-    units = [_clean(u) for u in prose.units]
+    units = [clean(u) for u in prose.units]
     out: list[_Candidate] = []
     k = 0
     while k < len(units) and len(out) < AGENT_PER_TURN:
