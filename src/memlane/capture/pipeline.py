@@ -92,7 +92,7 @@ class CaptureReport:
 
 @dataclass
 class Capturer:
-    """One agent's capture: where it writes, what it knows, and its state. Made by :func:`memlane.capture.run.capturing`."""
+    """One agent's capture: where it writes, what it knows, and its state. Made by ``capture.run.capturing``."""
 
     workspace: Path
     settings: CaptureSettings
