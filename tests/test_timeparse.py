@@ -118,3 +118,44 @@ def test_any_text_gives_ordered_ranges(text: str, day: dt.date) -> None:
     for t in find_times(text, day):
         assert t.range.start <= t.range.end
         assert text[t.start : t.end].strip() == t.text
+
+
+# -- the plainest spans are read without dateparser, exactly as dateparser reads them (issue 42: a hook is a new
+# process, and dateparser's first call builds its timezone patterns)
+
+PLAIN_SPANS = ["yesterday", "Today", "tomorrow", "2034-01-01", "2024-02-29", "2023-02-29"] + [
+    f"{which} {what}"
+    for which in ("last", "this", "next", "Next")
+    for what in ("week", "month", "year", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+]
+
+
+def test_the_plain_spans_read_as_dateparser_reads_them() -> None:
+    from memlane.text import timeparse as tp
+
+    day, compared = dt.date(2023, 1, 1), 0
+    while day <= dt.date(2026, 12, 31):  # every 13th day of four years: every weekday, month end and Feb 29
+        for prefer in ("past", "nearest"):
+            for span in PLAIN_SPANS:
+                mine = tp._plain(span, day)
+                if mine is not None:
+                    assert mine == tp._dateparser_read(span, day, prefer), (span, day, prefer)
+                    compared += 1
+        day += dt.timedelta(days=13)
+    assert compared > 10_000
+
+
+def test_a_log_of_plain_time_words_never_loads_dateparser() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import datetime as dt, sys\n"
+        "from memlane.text.timeparse import find_times\n"
+        "text = 'Yesterday we shipped it; last friday the build broke; next month we move (2031-05-02).'\n"
+        "assert len(find_times(text, dt.date(2031, 5, 4))) == 4\n"
+        "print('dateparser' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -16,6 +16,7 @@ most recent for queries), and covers what dateparser leaves out ("last March", "
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import functools
 import itertools
@@ -155,10 +156,57 @@ def _period_range(day: dt.date, period: str) -> TimeRange:
     return TimeRange(day, day)
 
 
+_PLAIN_DAY = re.compile(r"(?i)(yesterday|today|tomorrow)|(\d{4})-(\d{2})-(\d{2})")
+_PLAIN_REL = re.compile(
+    r"(?i)(last|this|next) (week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+)
+
+
+def _shift_months(day: dt.date, months: int) -> dt.date:
+    """``day`` moved by whole months, the day of the month clamped to the month's last (Jan 31 + 1 = Feb 28)."""
+    year, month = divmod(day.year * 12 + day.month - 1 + months, 12)
+    return dt.date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def _plain(text: str, base: dt.date) -> tuple[dt.date, str] | None:
+    """The spans people write most, read as dateparser reads them (``tests/test_timeparse.py`` holds the two
+    equal over years of base days): "yesterday", an ISO date, "last/this/next week|month|year|<weekday>".
+    dateparser's first call in a process builds its timezone patterns (~0.4 s), which a hook pays in full."""
+    m = _PLAIN_DAY.fullmatch(text)
+    if m and m.group(1):
+        return base + dt.timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[m.group(1).lower()]), "day"
+    if m:
+        try:
+            return dt.date(int(m.group(2)), int(m.group(3)), int(m.group(4))), "day"
+        except ValueError:
+            return None
+    m = _PLAIN_REL.fullmatch(text)
+    if m is None:
+        return None
+    step = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    unit = m.group(2).lower()
+    if unit == "week":
+        return base + dt.timedelta(days=7 * step), "week"
+    if unit in ("month", "year"):
+        return _shift_months(base, step * (1 if unit == "month" else 12)), unit
+    target = _WEEKDAYS.index(unit)
+    if step < 0:  # the latest one before the day
+        return base - dt.timedelta(days=(base.weekday() - target) % 7 or 7), "day"
+    ahead = (target - base.weekday()) % 7  # this <weekday>: the day itself or the coming one; next: after it
+    return base + dt.timedelta(days=ahead or (7 if step > 0 else 0)), "day"
+
+
 @functools.lru_cache(maxsize=4096)
 def _dateparser(text: str, base: dt.date, prefer: Prefer) -> tuple[dt.date, str] | None:
     """dateparser's reading of one span: (date, granularity) or None. Cached: it costs milliseconds, and
-    the facts of one log name the same few dates against the same day."""
+    the facts of one log name the same few dates against the same day. The plainest spans skip it."""
+    plain = _plain(text, base)
+    if plain is not None:
+        return plain
+    return _dateparser_read(text, base, prefer)
+
+
+def _dateparser_read(text: str, base: dt.date, prefer: Prefer) -> tuple[dt.date, str] | None:
     from dateparser.date import DateDataParser
 
     settings = {
