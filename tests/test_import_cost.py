@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -168,3 +169,50 @@ def test_a_capture_reads_what_its_drafts_need_not_every_fact_about_their_entitie
     large, known_large = _facts_read_by_a_capture(tmp_path, 2000, fake)
     assert known_small == known_large == 5  # the restatements are still recognised
     assert large <= 1.5 * max(small, 1), (small, large)  # ten times the facts, not ten times the reading
+
+
+def test_restatements_are_found_on_either_store(tmp_path: Path, fake: Any, store_driver: str) -> None:
+    """The restatement check's full-text lookup is an expression both stores read (PostgreSQL's reader takes
+    only phrases): on either, the known statements are skipped and the capture goes through."""
+    ws = tmp_path / "ws"
+    _dana_workspace(ws, 100)
+    turns = [
+        {"role": "user", "name": "Kim", "content": text, "timestamp": f"2026-05-01T10:{k:02d}:00"}
+        for k, text in enumerate(
+            [f"Dana visited the town of Brook{k} on trip number {k}." for k in range(3)]
+            + ["Dana bought a red kayak for the lake."]
+        )
+    ]
+    with memlane.open(ws, provider=fake) as mem:
+        mem.sync()
+        assert mem.store.driver == store_driver
+        report = mem.capture(turns, session="either-store", now=dt.datetime(2026, 5, 2))
+    assert report.skipped_as_known == 3, report
+
+
+def test_a_ctrl_c_meant_for_memlane_does_not_reach_git(tmp_path: Path) -> None:
+    """Import's first Ctrl-C only asks memlane to stop after the conversation; git, run meanwhile for the
+    graph's record times, must finish: killed, it would leave an empty history cached for this HEAD."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_git = bin_dir / "git"
+    fake_git.write_text("#!/bin/sh\nsleep 1\necho finished\n")
+    fake_git.chmod(0o755)
+    script = (
+        "import signal, sys\n"
+        "from pathlib import Path\n"
+        "from memlane.facts.graph import history\n"
+        "signal.signal(signal.SIGINT, lambda *_: None)  # as import's handler: note it, go on\n"
+        "print('ready', flush=True)\n"
+        "done = history._run(['log'], Path('.'))\n"
+        "print(done.returncode if done else None, done.stdout.strip() if done else '', flush=True)\n"
+    )
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(0.4)  # git is sleeping now
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal does: the whole foreground group
+    out, _ = proc.communicate(timeout=30)
+    assert out.strip() == "0 finished"

@@ -159,3 +159,12 @@ def test_a_log_of_plain_time_words_never_loads_dateparser() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_the_plain_spans_at_the_calendar_s_ends_read_nothing_and_raise_nothing() -> None:
+    from memlane.text import timeparse as tp
+
+    for span in ("yesterday", "last week", "last year", "tomorrow", "next week", "next month", "next year"):
+        for day in (dt.date(1, 1, 1), dt.date(9999, 12, 31)):
+            assert tp._plain(span, day) in (None, tp._dateparser_read(span, day, "past")), (span, day)
+    assert find_times("yesterday we met", dt.date(1, 1, 1)) is not None

@@ -112,7 +112,9 @@ def known_facts(
         out: list[str | None] = []
         for d in drafts:
             words = fact_words(d.content)
-            match = " ".join(f'"{w}"' for w in words.split())
+            # one phrase of the draft's words (only \w runs, no quote to escape): the same word sequence is the
+            # same fact, and the phrase form is one both stores read (PostgreSQL's takes no bare words)
+            match = f'text : "{words}"' if words else ""
             hits = [s for s, _ in store.facts.keyword_search(match, SAME_WORDS_POOL)] if match else []
             same = [f for f in facts_of(hits) if fact_words(f.content) == words]
             out.append(max(same, key=_latest).source if same else None)

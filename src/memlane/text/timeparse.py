@@ -169,6 +169,13 @@ def _shift_months(day: dt.date, months: int) -> dt.date:
 
 
 def _plain(text: str, base: dt.date) -> tuple[dt.date, str] | None:
+    try:
+        return _plain_read(text, base)
+    except (OverflowError, ValueError):  # past year 1 or 9999: dateparser reads nothing there either
+        return None
+
+
+def _plain_read(text: str, base: dt.date) -> tuple[dt.date, str] | None:
     """The spans people write most, read as dateparser reads them (``tests/test_timeparse.py`` holds the two
     equal over years of base days): "yesterday", an ISO date, "last/this/next week|month|year|<weekday>".
     dateparser's first call in a process builds its timezone patterns (~0.4 s), which a hook pays in full."""

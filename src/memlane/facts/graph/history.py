@@ -59,8 +59,16 @@ def _run(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.Com
         return None
     env = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env, input=stdin
+        return subprocess.run(  # its own session: a Ctrl-C meant for memlane (import's "stop after this
+            # conversation") must not kill git and leave an empty history cached for this HEAD
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            env=env,
+            input=stdin,
+            start_new_session=True,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -172,6 +180,7 @@ def _blobs(workspace: Path, specs: list[str]) -> list[str | None] | None:
             input="".join(s + "\n" for s in specs).encode("utf-8"),
             capture_output=True,
             timeout=GIT_TIMEOUT,
+            start_new_session=True,
         )
     except (OSError, subprocess.SubprocessError):
         return None
