@@ -4,7 +4,7 @@
 
 Every question of ``DIR/queries.jsonl`` once, in a fresh store (nothing kept yet), on both tables (the whole
 text and the user text), top 50 as a search asks: median and p95 ms of each way, and how many top-50 lists
-differ (in order) and the largest score difference. Prints numbers; asserts nothing (tests/test_bm25.py does).
+differ (in order) and the largest score difference. Prints numbers; asserts nothing (tests/store/test_bm25.py does).
 """
 
 from __future__ import annotations

@@ -337,7 +337,7 @@ def test_the_digest_says_who_did_what() -> None:
 
 # --- the dev set: every verbatim span of a bullet is in its turn --------------------------------------
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "bench" / "real-sessions" / "data"
+DEV = Path(__file__).resolve().parents[3] / "shared" / "bench" / "real-sessions" / "data"
 DATE_ADDED = re.compile(r" \(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d|–\d{4}-\d\d-\d\d)?\)")
 SPAN = re.compile(r"`[^`\n]+`|https?://\S+|(?:~|\.{1,2})?/[\w.@+~-]+(?:/[\w.@+~-]+)+|\b\d[\d.,:]*\d\b")
 

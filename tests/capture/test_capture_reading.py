@@ -33,8 +33,8 @@ from memlane.capture.turns import Turn
 # The checkout's sibling "shared" folder (CI, the main checkout); a worktree one level deeper finds it a level up.
 _HERE = Path(__file__).resolve()
 DEV = next(
-    (p / "shared" / "bench" / "real-sessions" for p in _HERE.parents[2:4] if (p / "shared" / "bench").is_dir()),
-    _HERE.parents[2] / "shared" / "bench" / "real-sessions",
+    (p / "shared" / "bench" / "real-sessions" for p in _HERE.parents[3:5] if (p / "shared" / "bench").is_dir()),
+    _HERE.parents[3] / "shared" / "bench" / "real-sessions",
 )
 DEEP = "[" * 100_000 + "]" * 100_000
 

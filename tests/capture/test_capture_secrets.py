@@ -168,7 +168,7 @@ BENIGN = [
     "The hotel near Alfama was 120 euros a night; breakfast was included.",
     "We decided to use SQLite for the index and PostgreSQL for teams.",
     "The bug was in src/memlane/index/sync.py around line 212.",
-    "See tests/test_capture.py::test_secrets_and_excluded_turns_never_reach_a_memory_file for the case.",
+    "See tests/capture/test_capture.py::test_secrets_and_excluded_turns_never_reach_a_memory_file for the case.",
     "Commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed the flaky test.",
     "The short SHA is 3f2a9c1 and the tag is v0.4.2.",
     "The run id is 550e8400-e29b-41d4-a716-446655440000 in the dashboard.",

@@ -18,7 +18,7 @@ import memlane
 from memlane.capture.formats import FormatError
 from memlane.capture.openclaw_store import read_store
 
-DATA = Path(__file__).parent / "data" / "openclaw-2026.9.6-agent.sqlite.gz"
+DATA = Path(__file__).parents[1] / "data" / "openclaw-2026.9.6-agent.sqlite.gz"
 SESSION = "5c1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
 
 

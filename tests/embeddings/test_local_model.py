@@ -19,7 +19,7 @@ from memlane.errors import ProviderError
 from memlane.index.chunking import chunk_markdown
 from memlane.index.sync import EmbedPlan
 
-FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "minilm_reference.json"
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +271,7 @@ def test_the_plans_tokens_are_every_embedded_texts_count(tmp_path: Path) -> None
     the plan still totals what the tokenizer counts for each text embedded, pieces of an over-long line,
     keys, CJK and code included."""
     ws = tmp_path / "ws"
-    shutil.copytree(Path(__file__).parents[1] / "src" / "memlane" / "demo", ws)
+    shutil.copytree(Path(__file__).parents[2] / "src" / "memlane" / "demo", ws)
     long_line = " ".join(f"word{i} and-a-hyphen, café" for i in range(400))
     (ws / "memory" / "2026-03-01.md").write_text(
         "# 2026-03-01\n\n- User: 東京の会議は金曜日に移りました。\n- Assistant: noted, Friday.\n\n"

@@ -124,7 +124,7 @@ def test_agents_syncing_at_once_from_many_processes_never_duplicate_rows(tmp_pat
     script.write_text(
         textwrap.dedent(f"""
         import sys, json, time
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(Path(__file__).parents[1])!r})
         import memlane
         from conftest import FakeEmbedder
         ws, agent, go = sys.argv[1], sys.argv[2], float(sys.argv[3])

@@ -117,7 +117,7 @@ def test_tools_command() -> None:
 
 def test_every_command_is_documented_in_the_cli_page() -> None:
     # The CLI's reference moved from the README to docs/cli.md, which the README links.
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     assert "(docs/cli.md)" in (root / "README.md").read_text()
     page = (root / "docs" / "cli.md").read_text()
     for name in cli.commands:  # type: ignore[attr-defined]

@@ -38,7 +38,7 @@ character class, or bounded; a PEM block's end is searched for once; the announc
 distance from each run. A command's pattern runs only when its name is in the text, and its flag must come
 within 160 characters of it; a passphrase is read at most 160 characters on; an OTP seed in groups is at most 41
 groups of four, and its naming word is looked for a bounded distance around it. The hostile inputs of
-tests/test_capture_secrets.py cost 4x at 4x their size.
+tests/capture/test_capture_secrets.py cost 4x at 4x their size.
 detect-secrets' own regular expressions are not linear: :mod:`memlane.capture.secret_scan` bounds them.
 """
 

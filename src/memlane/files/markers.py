@@ -3,7 +3,7 @@
 A block is the lines between ``<!-- memlane:begin NAME -->`` and ``<!-- memlane:end NAME -->``, each
 marker alone on its line. Setting a block replaces exactly those lines; a page without the block gets it
 appended after a blank line. Everything outside the markers is kept byte for byte (a Hypothesis property
-in tests/test_reflect.py). A page whose markers are broken (a begin without its end, a block twice, an
+in tests/reflect/test_reflect.py). A page whose markers are broken (a begin without its end, a block twice, an
 end before its begin) is refused with the line, never guessed at. Markers inside a code block are text,
 not markers.
 """

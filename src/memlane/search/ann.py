@@ -68,7 +68,7 @@ class AnnVectors:
 
     def __init__(self, store: IndexStore, key: EmbeddingKey, dims: int) -> None:
         # onnxruntime first: imported after usearch 2.26 (its numkong kernels), it crashes the process on load
-        # (a segmentation fault, tests/test_ann.py pins the order).
+        # (a segmentation fault, tests/search/test_ann.py pins the order).
         import onnxruntime  # noqa: F401
         from usearch.index import Index
 

@@ -12,7 +12,7 @@ cubically on a long run of spaces) are how a note once landed inside a person's 
   block-level only (no inline parsing: nothing here needs it). CommonMark decides what a heading is
   (ATX and setext), where a fenced or indented code block starts and ends (an unclosed fence runs to
   the end of the document), and how deep block quotes and lists nest (at most 20 levels). Its block
-  parser is linear in its input; ``tests/test_markdown_fuzz.py`` holds it to that.
+  parser is linear in its input; ``tests/text/test_markdown_fuzz.py`` holds it to that.
 - **Front matter** (a leading ``---`` ... ``---`` YAML block, as entity pages use) is cut out before
   parsing, so that its closing ``---`` is not read as a setext underline.
 

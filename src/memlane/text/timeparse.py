@@ -176,7 +176,7 @@ def _plain(text: str, base: dt.date) -> tuple[dt.date, str] | None:
 
 
 def _plain_read(text: str, base: dt.date) -> tuple[dt.date, str] | None:
-    """The spans people write most, read as dateparser reads them (``tests/test_timeparse.py`` holds the two
+    """The spans people write most, read as dateparser reads them (``tests/text/test_timeparse.py`` holds the two
     equal over years of base days): "yesterday", an ISO date, "last/this/next week|month|year|<weekday>".
     dateparser's first call in a process builds its timezone patterns (~0.4 s), which a hook pays in full."""
     m = _PLAIN_DAY.fullmatch(text)
