@@ -36,7 +36,7 @@ def test_an_exported_key_changes_nothing_and_reaches_no_vendor() -> None:
             "OPENAI_BASE_URL": server.url + "/v1",
             "GEMINI_API_KEY": "exported-too",
         }
-        files = [str(HERE / name) for name in ("test_cli.py", "test_tools.py", "test_recall.py")]
+        files = [str(HERE / name) for name in ("surface/test_cli.py", "surface/test_tools.py", "facts/test_recall.py")]
         run = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
             capture_output=True,
