@@ -304,14 +304,7 @@ def by_time(
     """``ranked`` with facts about the same thing brought together (:mod:`memlane.facts.supersede`): the
     current one first and the ones it superseded marked, or for a question about the past, the value then."""
     top = [c.seq for c in ranked[: supersede.GROUP_SPAN]]
-    said = [
-        s
-        for s in (
-            supersede.read(q, facts[q].content, facts[q].day, facts[q].path, facts[q].start_line, facts[q].mentions)
-            for q in top
-        )
-        if s is not None
-    ]
+    said = [s for s in (supersede.read_fact(facts[q]) for q in top) if s is not None]
     cosine = None
     if vectors is not None and said:
         rows = vectors.rows_of([s.seq for s in said])

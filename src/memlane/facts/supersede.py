@@ -136,6 +136,11 @@ def read(
     return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts)
 
 
+def read_fact(f: StoredFact) -> Said | None:
+    """:func:`read` of a stored fact."""
+    return read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions)
+
+
 @functools.lru_cache(maxsize=8192)
 def _reading(
     content: str, mentions: tuple[tuple[str, str], ...]
@@ -247,7 +252,7 @@ def supersessions(
 
 def of_facts(facts: Iterable[StoredFact]) -> dict[int, Supersession]:
     """:func:`supersessions` among ``facts`` (stored facts, no question to anchor them)."""
-    said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in facts]
+    said = [read_fact(f) for f in facts]
     return supersessions([s for s in said if s is not None])
 
 
@@ -280,7 +285,7 @@ def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[
     if asks_for_past(query):
         return set()
     every = {f.seq: f for facts in passages for f in facts}
-    said = [read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions) for f in every.values()]
+    said = [read_fact(f) for f in every.values()]
     found = supersessions([s for s in said if s is not None], None, question(query))
     return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
 
@@ -293,6 +298,8 @@ def current_first(
     the present: :func:`stale_passages`)."""
     if now is not None:
         results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
+    if len(results) < 2 or asks_for_past(query):  # nothing to reorder: no file's facts are read
+        return results
     files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
     passages = [
         [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []

@@ -182,11 +182,8 @@ def _plain_read(text: str, base: dt.date) -> tuple[dt.date, str] | None:
     m = _PLAIN_DAY.fullmatch(text)
     if m and m.group(1):
         return base + dt.timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[m.group(1).lower()]), "day"
-    if m:
-        try:
-            return dt.date(int(m.group(2)), int(m.group(3)), int(m.group(4))), "day"
-        except ValueError:
-            return None
+    if m:  # an impossible date (2023-02-29) raises, and _plain reads nothing
+        return dt.date(int(m.group(2)), int(m.group(3)), int(m.group(4))), "day"
     m = _PLAIN_REL.fullmatch(text)
     if m is None:
         return None
