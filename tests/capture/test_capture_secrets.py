@@ -545,3 +545,12 @@ def test_no_planted_secret_reaches_any_memory_file(tmp_path: Path) -> None:
     leaked = [secret for _, secret, _ in PLANTED if _in(secret, text)]
     assert leaked == [] and PRIVATE not in text
     assert "[redacted: " in text and "staging bot" in text
+
+
+def test_a_mapbox_secret_token_is_redacted_and_a_word_ending_in_it_is_not() -> None:
+    """The look-behind of a key shape spans its whole literal: with one character short it checked the literal's
+    own first letter, and a bare ``sk.eyJ...`` token was never matched."""
+    token = "sk.eyJ1IjoiZGFuYSIsImEiOiJjbHg5OHZ6a2QwMDAxMmtwYmZ3dGQ4bXQ3In0.Xq3pYv9dW2mR7sT1uK4nBw"
+    got = redact(f"the mapbox token is {token} for the tiles")
+    assert token not in got.text and got.kinds == ("mapbox-token",)
+    assert redact("xsk.eyJ" + token[6:]).kinds != ("mapbox-token",)

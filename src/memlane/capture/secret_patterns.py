@@ -97,7 +97,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("newrelic-key", _after("NRAK-", 5) + r"[A-Z0-9]{20,}"),
         ("mailgun-key", _after("key-", 4) + r"[a-f0-9]{32}(?![A-Za-z0-9])"),
         ("airtable-token", _after("pat", 3, r"\w") + r"[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
-        ("mapbox-token", _after(r"sk\.eyJ", 5, r"[\w.-]") + rf"{_KEY}{{20,}}\.{_KEY}{{10,}}"),
+        ("mapbox-token", _after(r"sk\.eyJ", 6, r"[\w.-]") + rf"{_KEY}{{20,}}\.{_KEY}{{10,}}"),
         ("aws-session-token", _after("(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)", 12, r"[\w/+]") + r"[A-Za-z0-9/+=]{40,}"),
     )
 )
