@@ -29,6 +29,8 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from .secret_patterns import DIGIT, LETTER
+
 if TYPE_CHECKING:
     from detect_secrets.core.potential_secret import PotentialSecret
 
@@ -86,8 +88,6 @@ Span = tuple[int, int, str]  # start, end, kind
 # letter and a digit (every vendor shape). The keywords are a superset of its keyword plugin's DENYLIST.
 _DS_KEYWORD = re.compile(r"(?i:key|pass|pwd|secret|contrase)")
 _DS_RUN = re.compile(r"[A-Za-z0-9_+/=.:-]{16,}")
-_DIGIT = re.compile(r"[0-9]")
-_LETTER = re.compile(r"[A-Za-z]")
 
 _lock = threading.Lock()
 _scan_line: Callable[[str], Iterable[PotentialSecret]] | None = None
@@ -120,7 +120,7 @@ def worth_scanning(window: str) -> bool:
         return True
     if ("://" in window and "@" in window) or "PRIVATE KEY" in window:
         return True
-    return any(_DIGIT.search(run[0]) and _LETTER.search(run[0]) for run in _DS_RUN.finditer(window))
+    return any(DIGIT.search(run[0]) and LETTER.search(run[0]) for run in _DS_RUN.finditer(window))
 
 
 def detected(window: str) -> list[tuple[str, str]]:

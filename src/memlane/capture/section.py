@@ -99,7 +99,7 @@ def _corrected(text: str, part: SessionPart) -> tuple[str, int]:
     for old, new in part.corrections:
         bodies = [lines[i] for i in places]
         fix = correct(bodies, old, new)
-        if fix is None or _already_said(part.bullets, new, old, fix.score):
+        if fix is None or _already_said(part.bullets, new, fix.score):
             continue
         lines[places[fix.index]] = fix.line
         changed.add(places[fix.index])
@@ -154,6 +154,7 @@ def correct(bullets: Sequence[str], old: str, new: str) -> Fix | None:
         find, put, unit = " ".join(old_parts), " ".join(new_parts), []
     pattern = _standalone(find)
     reach = len(new_parts) + len(old_parts)
+    context = {_key(p) for p in (*new_parts, *old_parts)}
     best: tuple[tuple[int, int, int, int], int, int, int, str] | None = None
     for index, line in enumerate(bullets):
         head = _HEAD.match(line)
@@ -163,7 +164,7 @@ def correct(bullets: Sequence[str], old: str, new: str) -> Fix | None:
         hi = stamp if stamp is not None else len(text)
         body = line[lo:hi]
         words = {_key(w) for w in _WORD.findall(body)}
-        bonus = sum(1 for w in {_key(p) for p in (*new_parts, *old_parts)} if w and w in words)
+        bonus = sum(1 for w in context if w and w in words)
         for m in pattern.finditer(body):
             # the few words either side where the correction's unit or context words can stand
             after = [w.group(0).casefold() for w in itertools.islice(_WORD.finditer(body, m.end()), reach)]
@@ -204,7 +205,7 @@ def _tag(name: str) -> str:
     return f"@{name}" if re.fullmatch(r"\w(?:[\w.-]*\w)?", name) else f"@[{name}]"
 
 
-def _already_said(bullets: Sequence[str], new: str, old: str, score: tuple[int, int]) -> bool:
+def _already_said(bullets: Sequence[str], new: str, score: tuple[int, int]) -> bool:
     """A bullet of this capture already says the corrected value with the correction's own words around it
     (its batch's drafts were corrected before they were written): the correction was about that one."""
     if score[0] > 0 or not bullets:
