@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import memlane
+from memlane.capture.hook_log import wait_ended
 from memlane.embeddings.base import Vectors, normalize_rows
 
 # Whatever the developer's or CI's shell exports, no test sees it: a key would switch `auto` to a paid
@@ -326,3 +327,10 @@ def another_writer(mem: memlane.Memory) -> Iterator[None]:
             yield
         finally:
             pg.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (lock,))
+
+
+def background_result(log: Path, transcript: Path, wait_s: float = 240.0) -> str:
+    """The line a background capture of ``transcript`` ended with in ``log`` (waited for, up to ``wait_s``)."""
+    result = wait_ended(log, str(transcript), wait_s)
+    assert result is not None, f"no result for {transcript} in {log} after {wait_s:.0f} s"
+    return result

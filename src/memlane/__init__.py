@@ -7,14 +7,52 @@ with memlane.open("path/to/workspace") as mem:
         print(r.path, r.start_line, r.end_line, r.score)
 """
 
-from .capture import CaptureReport, Turn
-from .config import AgentConfig, MemorySearchSettings
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .errors import ConfigError, IndexError_, MemlaneError, PathError, ProviderError
-from .index.sync import SyncReport
-from .memory import Memory
-from .memory import open_memory as open
-from .search.ranking import SearchResponse, SearchResult
-from .surface.tools import run_tool, tool_definitions
+
+if TYPE_CHECKING:
+    from .capture import CaptureReport, Turn
+    from .config import AgentConfig, MemorySearchSettings
+    from .index.sync import SyncReport
+    from .memory import Memory
+    from .memory import open_memory as open
+    from .search.ranking import SearchResponse, SearchResult
+    from .surface.tools import run_tool, tool_definitions
+
+# Loaded on first use (PEP 562): `import memlane` and the CLI's start cost only what they touch, so a host's
+# hook that hands its work to a process of its own returns before the model, numpy and the index code load
+# (docs/design/capture.md §47).
+_LAZY = {
+    "CaptureReport": ("capture", "CaptureReport"),
+    "Turn": ("capture", "Turn"),
+    "AgentConfig": ("config", "AgentConfig"),
+    "MemorySearchSettings": ("config", "MemorySearchSettings"),
+    "SyncReport": ("index.sync", "SyncReport"),
+    "Memory": ("memory", "Memory"),
+    "open": ("memory", "open_memory"),
+    "SearchResponse": ("search.ranking", "SearchResponse"),
+    "SearchResult": ("search.ranking", "SearchResult"),
+    "run_tool": ("surface.tools", "run_tool"),
+    "tool_definitions": ("surface.tools", "tool_definitions"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'memlane' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = getattr(import_module(f".{module}", __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "AgentConfig",

@@ -55,3 +55,14 @@ class ProviderError(MemlaneError):
 
 class IndexError_(MemlaneError):
     """The index could not be opened, built or read."""
+
+
+# The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
+# at 2**63, which a candidate pool of k x the multiplier would pass). Here, on the lowest floor, because the
+# CLI's options name it too, and the CLI starts without loading the library (docs/design/capture.md §47).
+MAX_COUNT = 1_000_000
+
+
+def check_count(name: str, value: int) -> None:
+    if not 1 <= value <= MAX_COUNT:
+        raise UsageError(f"{name} must be between 1 and {MAX_COUNT:,}, got {str(value)[:40]}")

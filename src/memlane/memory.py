@@ -31,7 +31,7 @@ from .capture.turns import Turn
 from .config import AgentConfig, schedule_seconds
 from .config import resolve as resolve_config
 from .embeddings import EmbeddingProvider, ProviderChoice
-from .errors import AccessError, PathError, UsageError
+from .errors import AccessError, PathError, UsageError, check_count
 from .facts.graph import agents
 from .facts.graph.agents import shared_graphs
 from .facts.recall import RecallResponse, date_bound, parse_kinds
@@ -208,7 +208,7 @@ class Memory:
         q = self.settings.query
         n = max_results if max_results is not None else q.max_results
         threshold = min_score if min_score is not None else q.min_score
-        _check_count("maxResults", n)
+        check_count("maxResults", n)
         notes, stale = self._freshen(fresh)
         return self._reads.search(query, n, threshold, now, notes, stale)
 
@@ -235,9 +235,9 @@ class Memory:
         if not isinstance(query, str) or not query.strip():
             raise UsageError("query must be a non-empty string")
         if k is not None:
-            _check_count("k", k)
+            check_count("k", k)
         if budget is not None:
-            _check_count("budget", budget)
+            check_count("budget", budget)
         when = now or dt.datetime.now()
         lower = date_bound(since, when.date(), "since")
         upper = date_bound(until, when.date(), "until", end=True)
@@ -272,7 +272,7 @@ class Memory:
         the facts most relevant to ``query`` (else to the name of the folder ``cwd``), then recent ones, within
         ``budget`` tokens, each with its source."""
         self._require_readable()
-        _check_count("budget", budget)
+        check_count("budget", budget)
         when = now or dt.datetime.now()
         recall = functools.partial(self.recall, k=10, budget=budget, now=when)
         return session_pack(self.index, self.core(), recall, budget, query, cwd, when, recent_days)
@@ -288,14 +288,14 @@ class Memory:
         """One entity: its page, the facts that mention it (latest first, at most ``limit``), the entities
         mentioned beside it with how many facts they share, and its relations now (empty without any)."""
         self._require_readable()
-        _check_count("limit", limit)
+        check_count("limit", limit)
         self._freshen(fresh)
         return report_entities.entity(self.index, name, limit)
 
     def facts_since(self, since: dt.date, limit: int = 500, fresh: bool = False) -> list[dict[str, Any]]:
         """The facts of the logs dated ``since`` or later, latest day first (at most ``limit``)."""
         self._require_readable()
-        _check_count("limit", limit)
+        check_count("limit", limit)
         self._freshen(fresh)
         return report_entities.facts_since(self.index, since, limit)
 
@@ -533,16 +533,6 @@ class Memory:
         """Index a write now, unless another sync (a long reindex) is running: then do not make the caller
         wait, a background sync picks it up."""
         return self.index.after_write(payload, self._refresh_in_background, progress)
-
-
-# The most results, facts or budget tokens one call may ask for: more is a slip (and SQLite's integers end
-# at 2**63, which a candidate pool of k x the multiplier would pass).
-MAX_COUNT = 1_000_000
-
-
-def _check_count(name: str, value: int) -> None:
-    if not 1 <= value <= MAX_COUNT:
-        raise UsageError(f"{name} must be between 1 and {MAX_COUNT:,}, got {str(value)[:40]}")
 
 
 def open_memory(

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import tomlkit
 
-from conftest import write
+from conftest import background_result, write
 from memlane.errors import MemlaneError
 from memlane.files.outside import ChangedOnDisk
 from memlane.surface.host_files import load_json
@@ -188,7 +188,10 @@ def test_claude_code_user_scope(setup: tuple[Path, Path, Path]) -> None:
         home=home,
     )
     assert ended.returncode == 0, ended.stderr
-    assert "captured 2 turns" in ended.stdout
+    # the hook hands the capture to a process of its own and says where its result goes
+    assert "in the background" in ended.stdout
+    result = background_result(Path(ended.stdout.rsplit("its result goes to ", 1)[1].strip()), transcript)
+    assert result.startswith("captured 2 turns"), result
     assert "Porto" in (ws / "memory" / "2026-01-06.md").read_text()
     # Claude Code fires SessionEnd for sessions that wrote no transcript (`claude mcp list` does, as a real
     # Claude Code 2.1 showed): no transcript, or one that is not there, is nothing to capture, not a failure

@@ -9,14 +9,17 @@ by default; one LLM call per capture batch when ``capture.llm`` is set. ``Memory
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError, quoted
 from .exports import EXPORTS
 from .formats import FORMATS, detect_format, read_record
-from .pipeline import Capturer, CaptureReport
-from .state import locked_state
 from .turns import SPEAKERS, Turn
+
+if TYPE_CHECKING:
+    from .pipeline import Capturer, CaptureReport
+    from .state import locked_state
 
 __all__ = ["EXPORTS", "FORMATS", "CaptureReport", "Capturer", "Turn", "detect_format", "locked_state", "parse_turns"]
 
@@ -47,3 +50,16 @@ def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
             raise UsageError(f"turn {n}: 'timestamp' must be an ISO 8601 string or epoch seconds")
         out.extend(read_record("jsonl", dict(item)).turns)
     return out
+
+
+_LAZY = {"Capturer": ".pipeline", "CaptureReport": ".pipeline", "locked_state": ".state"}
+
+
+def __getattr__(name: str) -> Any:
+    """The pipeline (drafting, secrets, the model's callers) and the state (the writer, the config) load on
+    first use: the CLI names the formats without them (PEP 562)."""
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,13 +15,16 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import NotFoundError, UsageError
 from .exports import EXPORT_MAX_DEFAULT, EXPORTS, read_export
 from .formats import FORMATS, Conversation, transcript_files
 from .openclaw_store import read_store, store_files
-from .pipeline import CaptureReport
 from .turns import SPEAKERS, Turn
+
+if TYPE_CHECKING:
+    from .pipeline import CaptureReport
 
 KINDS = ("claude-code", "codex", "openclaw", "aider", "chatgpt", "claude-ai")
 
@@ -86,6 +89,8 @@ def run_import(
 ) -> CaptureReport:
     """Capture each item (``capture(turns, session)`` for a conversation, ``transcript(path, format)`` for a
     file) and add up the reports."""
+    from .pipeline import CaptureReport  # the pipeline loads when an import runs, not when the CLI starts
+
     total = CaptureReport()
     for item in items:
         if item.path is not None:

@@ -17,57 +17,136 @@ capture), ``resolution`` (the file's outer shape, near-miss hints, OpenClaw's ke
 
 from __future__ import annotations
 
-from .base import ENV_DATABASE_URL, ENV_HOME, memlane_home
-from .files import openclaw_config
-from .memory_search import (
-    DEFAULT_PRICES,
-    MAX_ALTERNATIVES,
-    BatchSettings,
-    CacheSettings,
-    ChunkingSettings,
-    ExperimentalSettings,
-    ExtraPath,
-    FeedbackSettings,
-    GraphSettings,
-    HybridSettings,
-    LocalSettings,
-    MemorySearchSettings,
-    MmrSettings,
-    PredicateSpec,
-    Price,
-    PriorSettings,
-    ProviderName,
-    QuerySettings,
-    RecallSettings,
-    RemoteSettings,
-    RerankRemoteSettings,
-    RerankSettings,
-    SessionDeltaSettings,
-    SessionSourceSettings,
-    StoreSettings,
-    SyncSettings,
-    VectorSettings,
-    glob_alternatives,
-)
-from .resolution import IGNORED_KEYS, AgentConfig, ConfigFile, read_config_file, resolve
-from .resolution import _warned as _warned  # the OpenClaw keys already warned about (tests start from none)
-from .sections import (
-    DEFAULT_FLUSH_PROMPT,
-    DEFAULT_FLUSH_SYSTEM_PROMPT,
-    BackupSettings,
-    CaptureSettings,
-    CompactionSettings,
-    CoreSettings,
-    GitBackupSettings,
-    LlmSettings,
-    McpHttpSettings,
-    McpSettings,
-    MemoryFlushSettings,
-    ReflectSettings,
-    Schedule,
-    WorkspaceAccess,
-    schedule_seconds,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .home import ENV_DATABASE_URL, ENV_HOME, memlane_home
+
+if TYPE_CHECKING:
+    from .files import openclaw_config
+    from .memory_search import (
+        DEFAULT_PRICES,
+        MAX_ALTERNATIVES,
+        BatchSettings,
+        CacheSettings,
+        ChunkingSettings,
+        ExperimentalSettings,
+        ExtraPath,
+        FeedbackSettings,
+        GraphSettings,
+        HybridSettings,
+        LocalSettings,
+        MemorySearchSettings,
+        MmrSettings,
+        PredicateSpec,
+        Price,
+        PriorSettings,
+        ProviderName,
+        QuerySettings,
+        RecallSettings,
+        RemoteSettings,
+        RerankRemoteSettings,
+        RerankSettings,
+        SessionDeltaSettings,
+        SessionSourceSettings,
+        StoreSettings,
+        SyncSettings,
+        VectorSettings,
+        glob_alternatives,
+    )
+    from .resolution import IGNORED_KEYS, AgentConfig, ConfigFile, read_config_file, resolve
+    from .resolution import _warned as _warned  # the OpenClaw keys already warned about (tests start from none)
+    from .sections import (
+        DEFAULT_FLUSH_PROMPT,
+        DEFAULT_FLUSH_SYSTEM_PROMPT,
+        BackupSettings,
+        CaptureSettings,
+        CompactionSettings,
+        CoreSettings,
+        GitBackupSettings,
+        LlmSettings,
+        McpHttpSettings,
+        McpSettings,
+        MemoryFlushSettings,
+        ReflectSettings,
+        Schedule,
+        WorkspaceAccess,
+        schedule_seconds,
+    )
+
+# The settings models (pydantic) load on first use (PEP 562): `memlane_home` is all a starting CLI needs
+# (docs/design/capture.md §47).
+_LAZY = {
+    "openclaw_config": "files",
+    "DEFAULT_PRICES": "memory_search",
+    "MAX_ALTERNATIVES": "memory_search",
+    "BatchSettings": "memory_search",
+    "CacheSettings": "memory_search",
+    "ChunkingSettings": "memory_search",
+    "ExperimentalSettings": "memory_search",
+    "ExtraPath": "memory_search",
+    "FeedbackSettings": "memory_search",
+    "GraphSettings": "memory_search",
+    "HybridSettings": "memory_search",
+    "LocalSettings": "memory_search",
+    "MemorySearchSettings": "memory_search",
+    "MmrSettings": "memory_search",
+    "PredicateSpec": "memory_search",
+    "Price": "memory_search",
+    "PriorSettings": "memory_search",
+    "ProviderName": "memory_search",
+    "QuerySettings": "memory_search",
+    "RecallSettings": "memory_search",
+    "RemoteSettings": "memory_search",
+    "RerankRemoteSettings": "memory_search",
+    "RerankSettings": "memory_search",
+    "SessionDeltaSettings": "memory_search",
+    "SessionSourceSettings": "memory_search",
+    "StoreSettings": "memory_search",
+    "SyncSettings": "memory_search",
+    "VectorSettings": "memory_search",
+    "glob_alternatives": "memory_search",
+    "IGNORED_KEYS": "resolution",
+    "AgentConfig": "resolution",
+    "ConfigFile": "resolution",
+    "read_config_file": "resolution",
+    "resolve": "resolution",
+    "the": "resolution",
+    "OpenClaw": "resolution",
+    "keys": "resolution",
+    "already": "resolution",
+    "warned": "resolution",
+    "about": "resolution",
+    "(tests": "resolution",
+    "start": "resolution",
+    "from": "resolution",
+    "none)": "resolution",
+    "DEFAULT_FLUSH_PROMPT": "sections",
+    "DEFAULT_FLUSH_SYSTEM_PROMPT": "sections",
+    "BackupSettings": "sections",
+    "CaptureSettings": "sections",
+    "CompactionSettings": "sections",
+    "CoreSettings": "sections",
+    "GitBackupSettings": "sections",
+    "LlmSettings": "sections",
+    "McpHttpSettings": "sections",
+    "McpSettings": "sections",
+    "MemoryFlushSettings": "sections",
+    "ReflectSettings": "sections",
+    "Schedule": "sections",
+    "WorkspaceAccess": "sections",
+    "schedule_seconds": "sections",
+    "_warned": "resolution",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_FLUSH_PROMPT",

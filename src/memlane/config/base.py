@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-ENV_HOME = "MEMLANE_HOME"
-ENV_DATABASE_URL = "MEMLANE_DATABASE_URL"
+from .home import ENV_DATABASE_URL, ENV_HOME, memlane_home
 
-
-def memlane_home() -> Path:
-    """The directory for memlane's own state: ``$MEMLANE_HOME`` or ``~/.memlane``."""
-    raw = os.environ.get(ENV_HOME)
-    return Path(raw).expanduser() if raw else Path.home() / ".memlane"
+__all__ = ["ENV_DATABASE_URL", "ENV_HOME", "SettingsModel", "memlane_home"]
 
 
 # A settings section: camelCase keys as the spec writes them (snake_case accepted too), unknown keys refused,

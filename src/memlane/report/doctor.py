@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..capture.hook_log import capture_log, read_log
 from ..config import AgentConfig, memlane_home
 from ..errors import MemlaneError
 from ..facts.entities import entity_hints
@@ -56,7 +58,7 @@ def diagnose_read_only(cfg: AgentConfig, workspace: Path, fingerprint: dict[str,
 def _without_index(cfg: AgentConfig, workspace: Path) -> list[Check]:
     """The checks that hold without an index to read."""
     index = cfg.memory_search.store_path(cfg.agent_id) if cfg.memory_search.store.driver == "sqlite" else None
-    return [_leftovers(workspace, index), _locks(), _backup(cfg, workspace)]
+    return [_leftovers(workspace, index), _locks(), _captures(), _backup(cfg, workspace)]
 
 
 def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: dict[str, object]) -> list[Check]:
@@ -82,6 +84,7 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: 
         _files(store, workspace),
         _leftovers(workspace, store.path if store.driver == "sqlite" else None),
         _locks(),
+        _captures(),
     ]
     problems = store.facts.problems()
     checks.append(
@@ -169,6 +172,34 @@ def _locks() -> Check:
                 held.append(lock.name)
     detail = f"{len(held)} write lock(s) held by running processes right now" if held else "no write lock is held"
     return Check("locks", True, detail + "; locks end with their process, none can be stale")
+
+
+RECENT_CAPTURES = 20  # the background captures doctor looks at, the latest
+
+
+def _captures() -> Check:
+    """The latest background captures (the installed hooks' work, logged where no host shows it): a failed
+    one is a problem until a later capture of the same transcript succeeds (it takes what is new, so what
+    the failed one would have written too)."""
+    log = capture_log()
+    logged = read_log(log)[-RECENT_CAPTURES:]
+    if not logged:
+        return Check("captures", True, "no background capture logged")
+    ok_after: set[str] = set()
+    failed = []
+    for entry in reversed(logged):  # latest first: a success clears the failures of its transcript before it
+        if entry.failed and entry.transcript not in ok_after:
+            failed.append(entry)
+        elif entry.result is not None and not entry.failed:
+            ok_after.add(entry.transcript)
+    if not failed:
+        return Check("captures", True, f"the last {len(logged)} background capture(s) logged no error ({log})")
+    last = failed[0]
+    detail = (
+        f"{len(failed)} of the last {len(logged)} background captures failed (see {log}); "
+        f"the latest, {last.started}: {last.result}"
+    )
+    return Check("captures", False, detail, f"memlane capture --transcript {shlex.quote(last.transcript)}")
 
 
 def _backup(cfg: AgentConfig, workspace: Path) -> Check:

@@ -19,7 +19,9 @@ Hosts (the formats their documentation gives):
 
 - ``claude-code``: MCP servers in ``~/.claude.json`` (user) or ``.mcp.json`` (project); hooks in
   ``~/.claude/settings.json`` or ``.claude/settings.json``: ``SessionStart`` prints :mod:`context`,
-  ``PreCompact`` and ``SessionEnd`` capture the session's transcript.
+  ``PreCompact`` and ``SessionEnd`` capture the session's transcript. Every capture hook runs with
+  ``--background``: it checks its input and hands the capture to a process of its own, so the host waits about
+  0.1 s, not the 2-3 s a capture takes (hosts give a session-end hook little time: docs/design/capture.md §47).
 - ``cursor``: MCP servers in ``~/.cursor/mcp.json`` or ``.cursor/mcp.json``; hooks in ``hooks.json`` beside it
   (``"version": 1``, camelCase events): ``sessionStart`` answers ``{"additional_context": ...}`` (Cursor
   treats it as best-effort), ``preCompact`` and ``sessionEnd`` capture. Cursor also runs Claude Code's hooks:
@@ -53,8 +55,8 @@ from ..config import openclaw_config
 from ..errors import MemlaneError, UsageError
 from ..files.outside import ChangedOnDisk, preflight, remove_file, write_file
 from .host_files import SERVER, FileChange, json_change, toml_change
+from .host_names import HOSTS
 
-HOSTS = ("claude-code", "cursor", "claude-desktop", "codex", "openclaw")
 HOOK_TIMEOUT_S = 120
 
 
@@ -142,8 +144,8 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         out.changes.append(json_change(mcp, lambda d, add: _server(d, "mcpServers", entry, add), adding))
         hooks = {
             "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "claude-code")),
-            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "claude-code")),
-            "SessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "claude-code")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "claude-code", "--background")),
+            "SessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "claude-code", "--background")),
         }
         out.changes.append(json_change(settings, lambda d, add: _claude_hooks(d, hooks, add), adding))
         if adding and scope == "project":
@@ -159,8 +161,8 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         )
         cursor_hooks = {
             "sessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "cursor")),
-            "preCompact": shlex.join(where.memlane("hook", "capture", "--host", "cursor")),
-            "sessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "cursor")),
+            "preCompact": shlex.join(where.memlane("hook", "capture", "--host", "cursor", "--background")),
+            "sessionEnd": shlex.join(where.memlane("hook", "capture", "--host", "cursor", "--background")),
         }
         out.changes.append(
             json_change(folder / "hooks.json", lambda d, add: _cursor_hooks(d, cursor_hooks, add), adding)
@@ -195,7 +197,7 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         out.changes.append(toml_change(codex / "config.toml", server, adding))
         hooks = {
             "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "codex")),
-            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "codex")),
+            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "codex", "--background")),
         }
         out.changes.append(json_change(codex / "hooks.json", lambda d, add: _claude_hooks(d, hooks, add), adding))
         if adding:

@@ -10,18 +10,20 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ...capture import FORMATS, CaptureReport
+from ...capture import FORMATS
 from ...capture.backfill import KINDS as IMPORT_KINDS
-from ...capture.backfill import ImportItem
-from ...errors import MemlaneError
-from ...memory import MAX_COUNT
-from ..install import HOSTS as INSTALL_HOSTS
-from ..install import cursor_hooks_installed
+from ...errors import MAX_COUNT, MemlaneError
+from ..host_names import HOSTS as INSTALL_HOSTS
+from .background import detach_capture
 from .group import cli, fail, opened
+
+if TYPE_CHECKING:
+    from ...capture import CaptureReport
+    from ...capture.backfill import ImportItem
 
 HOOK_INPUT_MAX = 16_000_000  # bytes of hook JSON read from stdin
 
@@ -196,8 +198,14 @@ def _print_capture(out: dict[str, Any], as_json: bool) -> None:
 @click.argument("event", type=click.Choice(["session-start", "capture"]))
 @click.option("--budget", type=click.IntRange(50, MAX_COUNT), default=2000, show_default=True)
 @click.option("--host", "host", type=click.Choice(list(INSTALL_HOSTS)), help="The host whose hook this is.")
+@click.option(
+    "--background",
+    is_flag=True,
+    help="capture: check the input, then capture in a detached process and return at once; its result is "
+    "appended to $MEMLANE_HOME/logs/capture.log (what `memlane install` wires).",
+)
 @click.pass_context
-def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
+def hook(ctx: click.Context, event: str, budget: int, host: str | None, background: bool) -> None:
     """Run as a host's hook, its JSON input on stdin: session-start prints `memlane context` for the session's
     folder; capture captures what is new in the session's transcript (transcript_path)."""
     raw = sys.stdin.buffer.read(HOOK_INPUT_MAX + 1) if not sys.stdin.isatty() else b""
@@ -214,33 +222,56 @@ def hook(ctx: click.Context, event: str, budget: int, host: str | None) -> None:
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     if cwd is None and isinstance(roots, list) and roots and isinstance(roots[0], str):
         cwd = roots[0]  # Cursor's input names the workspace folders, not a cwd
-    if in_cursor and host == "claude-code" and cursor_hooks_installed(Path.home(), Path(cwd or Path.cwd())):
+    if in_cursor and host == "claude-code" and _cursor_has_its_own(cwd):
         return  # Cursor runs Claude Code's hooks too: its own memlane hooks answer, not these
+    if event == "session-start":
+        with opened(ctx) as mem:
+            try:
+                text = mem.context(budget=budget, cwd=cwd or Path.cwd()).render()
+            except MemlaneError as exc:
+                fail(str(exc))
+        # Cursor reads a JSON answer, Codex its hook JSON; Claude Code adds plain stdout to the context
+        if in_cursor:
+            text = json.dumps({"additional_context": text})
+        elif host == "codex":
+            text = json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+        click.echo(text, nl=False)
+        return
+    key = "transcript_path" if "transcript_path" in payload else "transcriptPath"
+    if key not in payload or not isinstance(payload[key], (str, type(None))):
+        fail("no transcript_path in the hook input: nothing to capture")
+    path = _existing(payload[key])
+    if path is None:
+        # Hosts fire session-end hooks for sessions that never wrote a transcript (Claude Code on
+        # `claude mcp list`; Codex sends null): nothing to capture is not a failure of the hook
+        click.echo("nothing to capture: the hook input names no transcript that exists")
+        return
+    if background:
+        log = detach_capture(raw, _hook_argv(ctx, host), path)
+        click.echo(f"capturing {path} in the background; its result goes to {log}")
+        return
     with opened(ctx) as mem:
         try:
-            if event == "session-start":
-                text = mem.context(budget=budget, cwd=cwd or Path.cwd()).render()
-                # Cursor reads a JSON answer, Codex its hook JSON; Claude Code adds plain stdout to the context
-                if in_cursor:
-                    text = json.dumps({"additional_context": text})
-                elif host == "codex":
-                    answer = {"hookEventName": "SessionStart", "additionalContext": text}
-                    text = json.dumps({"hookSpecificOutput": answer})
-                click.echo(text, nl=False)
-                return
-            key = "transcript_path" if "transcript_path" in payload else "transcriptPath"
-            if key not in payload or not isinstance(payload[key], (str, type(None))):
-                fail("no transcript_path in the hook input: nothing to capture")
-            path = _existing(payload[key])
-            if path is None:
-                # Hosts fire session-end hooks for sessions that never wrote a transcript (Claude Code on
-                # `claude mcp list`; Codex sends null): nothing to capture is not a failure of the hook
-                click.echo("nothing to capture: the hook input names no transcript that exists")
-                return
             report = mem.capture_transcript(path)
         except MemlaneError as exc:
             fail(str(exc))
     click.echo(f"captured {report.turns_read} turns: {report.facts_written} facts written")
+
+
+def _cursor_has_its_own(cwd: str | None) -> bool:
+    from ..install import cursor_hooks_installed  # the installer loads only when the hook runs in Cursor
+
+    return cursor_hooks_installed(Path.home(), Path(cwd or Path.cwd()))
+
+
+def _hook_argv(ctx: click.Context, host: str | None) -> list[str]:
+    """This hook call's command line without ``--background``: the group's options as given, then the hook."""
+    opts = ctx.obj or {}
+    argv = [sys.executable, "-m", "memlane"]
+    for flag, key in (("--workspace", "workspace"), ("--agent", "agent"), ("--config", "config")):
+        if opts.get(key) is not None:
+            argv += [flag, str(Path(opts[key]).absolute()) if key != "agent" else str(opts[key])]
+    return argv + ["hook", "capture"] + (["--host", host] if host else [])
 
 
 def _existing(raw: str | None) -> str | None:

@@ -7,12 +7,14 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from ...errors import MemlaneError
-from ...memory import Memory, open_memory
+
+if TYPE_CHECKING:
+    from ...memory import Memory
 
 
 def fail(message: str) -> NoReturn:
@@ -22,6 +24,8 @@ def fail(message: str) -> NoReturn:
 
 @contextmanager
 def opened(ctx: click.Context, **overrides: Any) -> Iterator[Memory]:
+    from ...memory import open_memory  # the library loads when a command opens memory, not at start
+
     opts = ctx.obj
     try:
         with open_memory(opts["workspace"], agent=opts["agent"], config=opts["config"], **overrides) as mem:

@@ -9,9 +9,7 @@ from pathlib import Path
 import click
 
 from ...errors import MemlaneError
-from ..install import HOSTS as INSTALL_HOSTS
-from ..install import Where, carry_out
-from ..install import plan as plan_install
+from ..host_names import HOSTS as INSTALL_HOSTS
 from .group import cli, fail, opened
 from .indexing import run_index
 from .reading import print_recall, print_response
@@ -64,6 +62,9 @@ def ui(ctx: click.Context, host: str, port: int, open_browser: bool, edit: bool,
 
 
 def _install(ctx: click.Context, host: str, scope: str, dry_run: bool, as_json: bool, action: str) -> None:
+    from ..install import Where, carry_out  # the installer loads when a host is (un)installed
+    from ..install import plan as plan_install
+
     opts = ctx.obj
     with opened(ctx) as mem:
         workspace = mem.workspace

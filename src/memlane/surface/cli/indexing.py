@@ -6,14 +6,16 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ...errors import MemlaneError
-from ...index.sync import EmbedPlan
-from ...memory import Memory
 from .group import cli, fail, opened
+
+if TYPE_CHECKING:
+    from ...index.sync import EmbedPlan
+    from ...memory import Memory
 
 
 def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:

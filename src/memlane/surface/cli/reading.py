@@ -5,16 +5,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ...errors import MemlaneError
-from ...facts import RecallResponse
-from ...memory import MAX_COUNT
-from ...search.ranking import SearchResponse
+from ...errors import MAX_COUNT, MemlaneError
 from ...text.origin import origins_in
-from ..tools import tool_definitions
 from .group import cli, fail, opened
+
+if TYPE_CHECKING:
+    from ...facts import RecallResponse
+    from ...search.ranking import SearchResponse
 
 
 def print_response(resp: SearchResponse, as_json: bool) -> None:
@@ -261,4 +262,6 @@ def context(ctx: click.Context, budget: int, query: str | None, as_json: bool) -
 )
 def tools(style: str) -> None:
     """Print the agent tool definitions (memory_search, memory_recall, memory_get, ...)."""
+    from ..tools import tool_definitions
+
     click.echo(json.dumps(tool_definitions(style), indent=2))
