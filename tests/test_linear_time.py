@@ -55,13 +55,20 @@ from memlane.facts.retain import Mention, find_mentions, normalize_name, parse_r
 from memlane.memory import open_memory
 from memlane.reflect.extract import draft_log, normalized
 from memlane.reflect.opinions import Polarity, stems
+from memlane.text.keywords import match_phrases
 from memlane.text.markdown import parse
 from memlane.text.timeparse import find_times
 
 _parser: Any = importlib.import_module("re._parser")  # the regex parser re itself uses (no public API)
 
 PACKAGES = ("memlane.facts", "memlane.facts.graph", "memlane.reflect", "memlane.capture")
-MODULES = ("memlane.text.markdown", "memlane.text.timeparse", "memlane.text.origin", "memlane.workspace")
+MODULES = (
+    "memlane.text.markdown",
+    "memlane.text.timeparse",
+    "memlane.text.origin",
+    "memlane.text.keywords",
+    "memlane.workspace",
+)
 GROWTH = 5.0  # 4x the input may cost at most 5x ...
 SLACK = 0.002  # ... plus this many seconds of CPU (a pattern's rung)
 FUNCTION_SLACK = 0.01  # ... or these (a function's rung: it allocates, parses Markdown, makes objects)
@@ -462,6 +469,14 @@ def _capture(text: str) -> object:
             mem.close()
 
 
+def _read_or_refused(t: str) -> object:
+    """match_phrases on a stored expression followed by anything: read, or refused with ValueError."""
+    try:
+        return match_phrases('text : "a" OR ' + t)
+    except ValueError:
+        return None
+
+
 PETER = (Mention("Peter", "peter"),)
 FUNCTIONS: dict[str, Callable[[str], object]] = {
     "parse_retain": lambda t: parse_retain("## Retain\n- W @Peter: " + t + " end"),
@@ -491,6 +506,7 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "specifics": specifics,
     "fact_words": fact_words,
     "sessions_in": sessions_in,
+    "match_phrases": _read_or_refused,
 }
 KNOWN_SLOW_FUNCTIONS: dict[str, str] = {}
 

@@ -225,24 +225,39 @@ def match_expression(query: str, columns: tuple[str, ...] = ("text",), terms: li
     return " OR ".join(parts)
 
 
-_PHRASE = re.compile(r'(\{[^}]*\}|\w+) : "((?:[^"]|"")*)"')
+# A term: its column or {columns}, " : ", its phrase. A column starts a word and braces hold no brace, so no
+# search for the pattern goes back over a long word or an unclosed "{" from each of its characters.
+_PHRASE = re.compile(r'(\{[^{}]*\}|(?<!\w)\w+) : "((?:[^"]|"")*)"')
+_SPACE = re.compile(r"\s*")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    m = _SPACE.match(text, pos)
+    return m.end() if m else pos
 
 
 def match_phrases(match: str) -> list[tuple[tuple[str, ...], str]]:
     """(columns, phrase) of each term of an expression built by :func:`match_expression`, in order;
-    ValueError for anything else."""
+    ValueError for anything else.
+
+    Read left to right, each term tried only where the one before ended (after spaces and an ``OR``): linear
+    on any input. A search for the next term from every position (``finditer``) went back over the rest of a
+    long word, or a ``{`` never closed, from each of its characters: quadratic."""
     phrases: list[tuple[tuple[str, ...], str]] = []
-    pos = 0
-    for m in _PHRASE.finditer(match):
-        if match[pos : m.start()].strip() not in ("", "OR"):
-            raise ValueError(f"not a memlane keyword expression: {match!r}")
+    pos = _skip_space(match, 0)
+    while pos < len(match):
+        m = _PHRASE.match(match, pos)
+        if m is None and match.startswith("OR", pos):  # the joiner, then the next term
+            m = _PHRASE.match(match, _skip_space(match, pos + 2))
+        if m is None:
+            raise ValueError(f"not a memlane keyword expression: {match[:200]!r}")
         columns = tuple(m.group(1).strip("{}").split())
         if not columns:
-            raise ValueError(f"a term with no column in {match!r}")
+            raise ValueError(f"a term with no column in {match[:200]!r}")
         phrases.append((columns, m.group(2).replace('""', '"')))
-        pos = m.end()
-    if match[pos:].strip() or not phrases:
-        raise ValueError(f"not a memlane keyword expression: {match!r}")
+        pos = _skip_space(match, m.end())
+    if not phrases:
+        raise ValueError(f"not a memlane keyword expression: {match[:200]!r}")
     return phrases
 
 
