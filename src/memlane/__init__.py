@@ -41,17 +41,27 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'memlane' has no attribute {name!r}")
-    module, attr = _LAZY[name]
-    value = getattr(import_module(f".{module}", __name__), attr)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # mypy reads the imports above: a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        if name in _LAZY:
+            module, attr = _LAZY[name]
+            value = getattr(import_module(f".{module}", __name__), attr)
+        elif not name.startswith("_") and name.isidentifier():
+            try:  # a subpackage, as `import memlane` made every one an attribute before it was lazy
+                value = import_module(f".{name}", __name__)
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{name}":
+                    raise
+                raise AttributeError(f"module 'memlane' has no attribute {name!r}") from None
+        else:
+            raise AttributeError(f"module 'memlane' has no attribute {name!r}")
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -55,11 +55,17 @@ def parse_turns(items: Iterable[Turn | Mapping[str, Any]]) -> list[Turn]:
 _LAZY = {"Capturer": ".pipeline", "CaptureReport": ".pipeline", "locked_state": ".state"}
 
 
-def __getattr__(name: str) -> Any:
-    """The pipeline (drafting, secrets, the model's callers) and the state (the writer, the config) load on
-    first use: the CLI names the formats without them (PEP 562)."""
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # mypy reads the imports above: a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        """The pipeline (drafting, secrets, the model's callers) and the state (the writer, the config) load on
+        first use: the CLI names the formats without them (PEP 562)."""
+        if name in _LAZY:
+            value = getattr(import_module(_LAZY[name], __name__), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

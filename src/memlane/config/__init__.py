@@ -111,16 +111,7 @@ _LAZY = {
     "ConfigFile": "resolution",
     "read_config_file": "resolution",
     "resolve": "resolution",
-    "the": "resolution",
-    "OpenClaw": "resolution",
-    "keys": "resolution",
-    "already": "resolution",
-    "warned": "resolution",
-    "about": "resolution",
-    "(tests": "resolution",
-    "start": "resolution",
-    "from": "resolution",
-    "none)": "resolution",
+    "_warned": "resolution",
     "DEFAULT_FLUSH_PROMPT": "sections",
     "DEFAULT_FLUSH_SYSTEM_PROMPT": "sections",
     "BackupSettings": "sections",
@@ -136,16 +127,21 @@ _LAZY = {
     "Schedule": "sections",
     "WorkspaceAccess": "sections",
     "schedule_seconds": "sections",
-    "_warned": "resolution",
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # mypy reads the imports above: a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        if name not in _LAZY:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

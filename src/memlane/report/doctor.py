@@ -11,7 +11,7 @@ import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..capture.hook_log import capture_log, read_log
+from ..capture.hook_log import Logged, capture_log, read_log
 from ..config import AgentConfig, memlane_home
 from ..errors import MemlaneError
 from ..facts.entities import entity_hints
@@ -58,7 +58,7 @@ def diagnose_read_only(cfg: AgentConfig, workspace: Path, fingerprint: dict[str,
 def _without_index(cfg: AgentConfig, workspace: Path) -> list[Check]:
     """The checks that hold without an index to read."""
     index = cfg.memory_search.store_path(cfg.agent_id) if cfg.memory_search.store.driver == "sqlite" else None
-    return [_leftovers(workspace, index), _locks(), _captures(), _backup(cfg, workspace)]
+    return [_leftovers(workspace, index), _locks(), _captures(cfg, workspace), _backup(cfg, workspace)]
 
 
 def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: dict[str, object]) -> list[Check]:
@@ -84,7 +84,7 @@ def diagnose(cfg: AgentConfig, workspace: Path, store: IndexStore, fingerprint: 
         _files(store, workspace),
         _leftovers(workspace, store.path if store.driver == "sqlite" else None),
         _locks(),
-        _captures(),
+        _captures(cfg, workspace),
     ]
     problems = store.facts.problems()
     checks.append(
@@ -177,29 +177,47 @@ def _locks() -> Check:
 RECENT_CAPTURES = 20  # the background captures doctor looks at, the latest
 
 
-def _captures() -> Check:
-    """The latest background captures (the installed hooks' work, logged where no host shows it): a failed
-    one is a problem until a later capture of the same transcript succeeds (it takes what is new, so what
-    the failed one would have written too)."""
+def _captures(cfg: AgentConfig, workspace: Path) -> Check:
+    """This workspace's latest background captures (the installed hooks' work, logged where no host shows it):
+    one that failed or died is a problem until a later capture of the same transcript succeeds (it takes what is
+    new, so what the failed one would have written too)."""
     log = capture_log()
-    logged = read_log(log)[-RECENT_CAPTURES:]
-    if not logged:
-        return Check("captures", True, "no background capture logged")
-    ok_after: set[str] = set()
-    failed = []
-    for entry in reversed(logged):  # latest first: a success clears the failures of its transcript before it
-        if entry.failed and entry.transcript not in ok_after:
-            failed.append(entry)
-        elif entry.result is not None and not entry.failed:
-            ok_after.add(entry.transcript)
-    if not failed:
-        return Check("captures", True, f"the last {len(logged)} background capture(s) logged no error ({log})")
-    last = failed[0]
+    try:
+        logged = read_log(log)
+    except OSError as exc:
+        return Check("captures", False, f"the background captures' log cannot be read: {exc}", f"check {log}")
+    here = str(workspace.resolve())
+    mine = [e for e in logged if e.workspace in (None, here) and e.agent in (None, cfg.agent_id)][-RECENT_CAPTURES:]
+    if not mine:
+        return Check("captures", True, "no background capture of this workspace logged")
+    states = [(e, e.state()) for e in mine]
+    running = sum(state == "running" for _, state in states)
+    cleared: set[str] = set()
+    bad = []
+    for entry, state in reversed(states):  # latest first: a success clears its transcript's earlier failures
+        if state == "ok":
+            cleared.add(entry.transcript)
+        elif state in ("failed", "died") and entry.transcript not in cleared:
+            bad.append((entry, state))
+    still = f"; {running} running" if running else ""
+    if not bad:
+        return Check("captures", True, f"the last {len(mine)} background capture(s) ended without error{still} ({log})")
+    last, state = bad[0]
+    how = last.result if state == "failed" else "its process ended without a result (killed, or it could not start)"
     detail = (
-        f"{len(failed)} of the last {len(logged)} background captures failed (see {log}); "
-        f"the latest, {last.started}: {last.result}"
+        f"{len(bad)} of the last {len(mine)} background captures failed or died (see {log}); "
+        f"the latest, {last.started}: {how}"
     )
-    return Check("captures", False, detail, f"memlane capture --transcript {shlex.quote(last.transcript)}")
+    return Check("captures", False, detail, shlex.join(_again(last)))
+
+
+def _again(entry: Logged) -> list[str]:
+    """The command that captures the entry's transcript again, where its hook captured it."""
+    argv = ["memlane"]
+    for flag, value in (("--workspace", entry.workspace), ("--agent", entry.agent), ("--config", entry.config)):
+        if value is not None:
+            argv += [flag, value]
+    return [*argv, "capture", "--transcript", entry.transcript]
 
 
 def _backup(cfg: AgentConfig, workspace: Path) -> Check:

@@ -247,8 +247,12 @@ def hook(ctx: click.Context, event: str, budget: int, host: str | None, backgrou
         click.echo("nothing to capture: the hook input names no transcript that exists")
         return
     if background:
-        log = detach_capture(raw, _hook_argv(ctx, host), path)
-        click.echo(f"capturing {path} in the background; its result goes to {log}")
+        where = _given(ctx)
+        try:
+            log, ident = detach_capture(raw, _hook_argv(where, host), str(Path(path).absolute()), where)
+        except MemlaneError as exc:
+            fail(str(exc))
+        click.echo(f"capturing {path} in the background (capture {ident}); its result goes to {log}")
         return
     with opened(ctx) as mem:
         try:
@@ -264,13 +268,23 @@ def _cursor_has_its_own(cwd: str | None) -> bool:
     return cursor_hooks_installed(Path.home(), Path(cwd or Path.cwd()))
 
 
-def _hook_argv(ctx: click.Context, host: str | None) -> list[str]:
-    """This hook call's command line without ``--background``: the group's options as given, then the hook."""
+def _given(ctx: click.Context) -> dict[str, str | None]:
+    """The group's options as this hook call was given them (paths made absolute): the capture started in the
+    background gets the same, and its log record names them."""
     opts = ctx.obj or {}
+    out: dict[str, str | None] = {}
+    for key in ("workspace", "config"):
+        out[key] = str(Path(opts[key]).resolve()) if opts.get(key) is not None else None
+    out["agent"] = str(opts["agent"]) if opts.get("agent") is not None else None
+    return out
+
+
+def _hook_argv(given: dict[str, str | None], host: str | None) -> list[str]:
+    """This hook call's command line without ``--background``."""
     argv = [sys.executable, "-m", "memlane"]
     for flag, key in (("--workspace", "workspace"), ("--agent", "agent"), ("--config", "config")):
-        if opts.get(key) is not None:
-            argv += [flag, str(Path(opts[key]).absolute()) if key != "agent" else str(opts[key])]
+        if given.get(key) is not None:
+            argv += [flag, str(given[key])]
     return argv + ["hook", "capture"] + (["--host", host] if host else [])
 
 
