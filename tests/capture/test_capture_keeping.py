@@ -1,0 +1,131 @@
+"""What capture keeps within its budget (issues 43, 44): a changed value, a prohibition, a statement asked inside a
+question, a setting the person names, the agent's outcomes that say what; and what it leaves, the chat with the agent
+about itself. Hand-written turns, one rule per test."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from memlane.capture.digest import draft_turns
+from memlane.capture.draft import Drafted
+from memlane.capture.prose import read_prose
+from memlane.capture.turns import Turn
+
+DAY = dt.date(2026, 6, 2)
+
+
+def _t(role: str, content: str, minute: int = 0) -> Turn:
+    return Turn(role, content, dt.datetime(2026, 6, 2, 9, minute % 60))
+
+
+def _drafts(turns: list[Turn]) -> list[Drafted]:
+    return draft_turns(turns, DAY, ())
+
+
+def _texts(turns: list[Turn]) -> list[str]:
+    return [d.draft.content for d in _drafts(turns)]
+
+
+FILLER = [
+    "I walked the dog around the lake with Rosa before lunch",
+    "I watched a documentary about Iceland with Tomas last night",
+    "I cooked a curry for Priya and her brother on Sunday",
+    "I repainted the fence with Marco over the long weekend",
+    "I visited the flea market in Ghent with Annelies",
+    "I finished the puzzle that Oskar gave me for my birthday",
+    "I drove to the coast with Helga to see the storm",
+    "I fixed the bike chain with help from Ruben",
+    "I baked bread with Ingrid using her grandmother's recipe",
+    "I planted tomatoes with Lucia in the back garden",
+    "I cleaned the garage with Pieter and found old photos",
+    "I played chess with Dmitri at the cafe on the corner",
+    "I went swimming with Carla at the public pool",
+    "I read a novel by Haruki on the train to work",
+    "I hiked up the hill behind the house with Femke",
+    "I sorted the spice rack with Yusuf after dinner",
+    "I tried the new bakery on Main Street with Lotte",
+    "I helped Sven carry his sofa up three flights of stairs",
+]
+
+
+def test_a_changed_value_is_kept_before_the_persons_other_statements() -> None:
+    turns = [_t("user", f"{s}.", k) for k, s in enumerate(FILLER)]
+    turns.insert(12, _t("user", "The weekly standup was moved to 9:15 on Tuesdays.", 30))
+    texts = _texts(turns)
+    assert len(texts) < len(turns)  # the budget chose
+    assert any("moved to 9:15" in t for t in texts), texts
+
+
+def test_a_statement_inside_a_question_is_a_statement() -> None:
+    turns = [
+        _t("user", "My reading list has now reached 14 novels, can you suggest the order to read them in?"),
+        _t("user", "How do I sort a list in place?", 1),
+    ]
+    texts = _texts(turns)
+    assert any("14 novels" in t and "suggest" not in t for t in texts), texts
+    assert not any("sort a list" in t for t in texts), texts
+
+
+def test_a_prohibition_is_an_instruction_that_binds_later_work() -> None:
+    drafted = _drafts([_t("user", "Reorder the sections by topic. DO NOT touch the wording of each section.")])
+    kept = [d for d in drafted if "DO NOT touch the wording" in d.draft.content]
+    assert kept and kept[0].role == "remember", [(d.draft.content, d.role) for d in drafted]
+    assert not _texts([_t("user", "Don't worry about it at all, really.")])
+
+
+def test_a_reminder_the_person_asks_for_is_an_instruction() -> None:
+    drafted = _drafts([_t("user", "Remind me on Friday at 5pm that the plumber comes about the boiler.")])
+    assert [d.role for d in drafted] == ["remember"], drafted
+
+
+def test_an_imperative_that_names_a_setting_is_the_persons_decision() -> None:
+    drafted = _drafts([_t("user", "If the board has two fan headers, name them FanA and FanB in the editor.")])
+    assert [d.role for d in drafted] == ["decided"], [(d.draft.content, d.role, d.score) for d in drafted]
+    assert not _texts([_t("user", "give me the homebrew command")])
+
+
+def test_chat_with_the_agent_about_itself_is_not_a_fact() -> None:
+    turns = [
+        _t("user", "I ran your command and it printed nothing at all."),
+        _t("user", "I run Fedora 40 on my desktop at home.", 1),
+        _t("assistant", "Want me to check the service logs next?", 2),
+        _t("user", "ive ran it, now ur turn", 3),
+        _t("assistant", "Should I try the install again?", 4),
+        _t("user", "Test", 5),
+    ]
+    texts = _texts(turns)
+    assert any("Fedora 40" in t for t in texts), texts
+    assert not any("your command" in t or "ur turn" in t or "Test" in t for t in texts), texts
+
+
+def test_the_agents_outcome_that_says_what_is_kept_before_one_that_does_not() -> None:
+    report = (
+        "I implemented everything you asked and committed it. Updated the docs as well. "
+        "Added `retry_limit = 5` to `config.toml`."
+    )
+    texts = _texts([_t("user", "add a retry limit please"), _t("assistant", report, 1)])
+    assert any("`retry_limit = 5`" in t for t in texts), texts
+    assert not any("Updated the docs as well" in t for t in texts), texts
+
+
+def test_a_reports_passive_line_is_an_outcome() -> None:
+    texts = _texts(
+        [_t("user", "make the sync retry more"), _t("assistant", "Retry limit raised to 7 for the sync job.", 1)]
+    )
+    assert any("raised to 7" in t for t in texts), texts
+
+
+def test_a_finding_about_the_persons_setup_is_kept_and_flattery_is_not() -> None:
+    turns = [
+        _t("user", "check the lint setup"),
+        _t("assistant", "The strict null rule is not enabled in your tsconfig for the web package.", 1),
+        _t("assistant", "It shows that your approach to testing is really thoughtful and mature.", 2),
+    ]
+    texts = _texts(turns)
+    assert any("strict null rule" in t for t in texts), texts
+    assert not any("thoughtful" in t for t in texts), texts
+
+
+def test_markdown_emphasis_in_a_line_is_prose_not_code() -> None:
+    units = read_prose("Timing of the run:\n\n- Setup: **4 min**\n- Tests: **11 min**\n- **Total: 15 min**").units
+    assert any("Total: 15 min" in u for u in units), units
