@@ -66,6 +66,23 @@ def test_a_statement_inside_a_question_is_a_statement() -> None:
     assert not any("sort a list" in t for t in texts), texts
 
 
+def test_a_relative_clause_is_part_of_the_statement_and_a_yes_no_question_is_not() -> None:
+    turns = [
+        _t("user", "I spent $61 on plants in May, which is $11 over my $50 garden budget, could you suggest cuts?"),
+        _t("user", "I've been running since June 3 and finished 4 races by now, is this a good pace for me?", 1),
+    ]
+    texts = _texts(turns)
+    assert any("$50 garden budget" in t and "suggest" not in t for t in texts), texts
+    assert any("4 races" in t and "good pace" not in t for t in texts), texts
+
+
+def test_wanting_to_make_sure_is_a_wish_not_an_instruction_for_the_future() -> None:
+    drafted = _drafts([_t("user", "I want to make sure the landing page loads fast on phones.")])
+    assert drafted and all(d.role != "remember" for d in drafted), [(d.draft.content, d.role) for d in drafted]
+    told = _drafts([_t("user", "Please make sure every page has a skip link from now on.")])
+    assert [d.role for d in told] == ["remember"], told
+
+
 def test_a_prohibition_is_an_instruction_that_binds_later_work() -> None:
     drafted = _drafts([_t("user", "Reorder the sections by topic. DO NOT touch the wording of each section.")])
     kept = [d for d in drafted if "DO NOT touch the wording" in d.draft.content]

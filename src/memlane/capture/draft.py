@@ -73,7 +73,8 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 # --- the person's words ------------------------------------------------------------------------------
 
 _INSTRUCTION = re.compile(
-    r"\b(?:remember(?: that)?|remind me|don'?t forget|from now on|going forward|keep in mind|make sure|"
+    r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
+    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )make sure|"
     r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
     r"do not ever)\b",
     re.I,
@@ -90,8 +91,11 @@ _CHANGED = re.compile(
     r"reached|stands|sits|totals?|up to|down to)\b|(?:changed|moved|switched|upgraded|downgraded|increased|decreased|"
     r"reduced|raised|lowered|extended|shortened|rescheduled|postponed|pushed back|brought forward|bumped|grown|grew|"
     r"dropped|reached|improved|updated|adjusted|revised|shifted|expanded|cut)\s+(?:\S+\s+){0,4}?(?:to|from|by)\s|"
-    r"no longer|anymore|instead of|(?:the|my|our) new (?:\w+ ){0,3}(?:of|is|at|to|will be) \S{0,20}\d|so far\b|"
-    r"a total of\b|up to now\b)",
+    r"(?:change|move|switch|upgrade|increase|decrease|reduce|raise|lower|extend|shorten|reschedule|postpone|bump|adjust|"
+    r"update|set)s?\s+(?:\S+\s+){0,4}?to\s+\S{0,3}\d|"
+    r"(?:new|current|latest|updated|revised|increased|decreased|reduced|raised|lowered|extended|adjusted)\s+"
+    r"(?:\w+\s+){0,3}?(?:of|is|at|to|are|will be)\s+[^.,;]{0,20}?\d|"
+    r"no longer|anymore|instead of|so far\b|a total of\b|up to now\b)",
     re.I,
 )
 # "Rename the relay output to Aux" / "if there are several, add three as Aux1, Aux2, Aux3": an imperative that sets a
@@ -105,8 +109,9 @@ _SETS = re.compile(
 # Where a request to the agent starts inside a sentence that first states something ("my library has now 52
 # sources, how can I organise them?"): what comes before it is a statement.
 _ASKS = re.compile(
-    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:(?:can|could|would|will)\s+(?:you|i|we|someone)\b|how\s|what\s|"
-    r"which\s|why\s|where\s|when\s|is there\b|are there\b|do you\b|any (?:tips|ideas|advice)\b|should i\b)",
+    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:(?:can|could|would|will|is|does|do|should)\s+(?:you|i|we|someone|it|"
+    r"this|that|they|these|there)\b|(?:how|what|why)\s+(?:\w+\s+){0,2}?(?:can|could|should|would|do|does|did|will|to|is|are)\b|"
+    r"are there\b|any (?:tips|ideas|advice)\b)",
     re.I,
 )
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
