@@ -109,10 +109,12 @@ def test_chat_with_the_agent_about_itself_is_not_a_fact() -> None:
         _t("user", "ive ran it, now ur turn", 3),
         _t("assistant", "Should I try the install again?", 4),
         _t("user", "Test", 5),
+        _t("assistant", "It failed with a timeout. Want me to run it once more?", 6),
+        _t("user", "go ahead, try one more", 7),
     ]
     texts = _texts(turns)
     assert any("Fedora 40" in t for t in texts), texts
-    assert not any("your command" in t or "ur turn" in t or "Test" in t for t in texts), texts
+    assert not any("your command" in t or "ur turn" in t or "Test" in t or "one more" in t for t in texts), texts
 
 
 def test_the_agents_outcome_that_says_what_is_kept_before_one_that_does_not() -> None:
