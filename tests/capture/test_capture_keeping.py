@@ -148,3 +148,27 @@ def test_a_finding_about_the_persons_setup_is_kept_and_flattery_is_not() -> None
 def test_markdown_emphasis_in_a_line_is_prose_not_code() -> None:
     units = read_prose("Timing of the run:\n\n- Setup: **4 min**\n- Tests: **11 min**\n- **Total: 15 min**").units
     assert any("Total: 15 min" in u for u in units), units
+
+
+def test_a_short_instruction_keeps_the_sentence_it_points_back_to() -> None:
+    drafted = _drafts([_t("user", "In the glossary, sort the entries alphabetically. Do not edit the definitions.")])
+    told = [d.draft.content for d in drafted if d.role == "remember"]
+    assert told and "sort the entries alphabetically. Do not edit the definitions." in told[0], told
+
+
+def test_a_short_question_of_the_agent_keeps_the_sentence_before_it() -> None:
+    turns = [
+        _t("user", "suggest a name for the boat"),
+        _t("assistant", "How about calling the boat Harbour Light? What do you think?", 1),
+        _t("user", "I like Harbour Light", 2),
+    ]
+    texts = _texts(turns)
+    assert any("calling the boat Harbour Light" in t and t.endswith("I like Harbour Light") for t in texts), texts
+
+
+def test_what_the_person_does_as_a_habit_is_kept() -> None:
+    texts = _texts(
+        [_t("user", f"{s}.", k) for k, s in enumerate(FILLER[:4])]
+        + [_t("user", "We release the mobile app from the stable branch every second Tuesday.", 9)]
+    )
+    assert any("every second Tuesday" in t for t in texts), texts

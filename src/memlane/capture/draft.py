@@ -49,6 +49,7 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
+SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
 SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
 
@@ -114,6 +115,8 @@ _ASKS = re.compile(
     r"are there\b|any (?:tips|ideas|advice)\b)",
     re.I,
 )
+# A short sentence that points back at the one before it: "the contents", "it", "them", "those"
+_REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
@@ -147,6 +150,12 @@ _PAST_ANY = re.compile(rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_IRREGULAR))})\b", re
 _SELF = re.compile(
     r"\b(?:i'?m|i am|i'?ve|i have|i usually|i often|i work|i live|i own|i use|i run|i travel|i develop|i build|"
     r"i manage|i do|my|our|we have|we use|we run|i used|i've used)\b",
+    re.I,
+)
+# What the person or their team does as a habit: "we deploy the payments repo every Thursday"
+_HABIT = re.compile(
+    r"\b(?:i|we)\s+(?:usually\s+|normally\s+|typically\s+|always\s+)?[a-z]{3,}\b[^.?!]{0,100}?\b(?:every|each|daily|"
+    r"weekly|monthly|nightly|yearly|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
     re.I,
 )
 _SOCIAL = re.compile(
@@ -340,7 +349,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             label, option = adopted
             text = f"{speaker} chose {label}: {option}"
             return [_Candidate(0.95, "world", text, i, speaker, "decided")]
-        question = next((clean(u) for u in reversed(prev_agent.units) if u.rstrip().endswith("?")), None)
+        question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
         says = _specific(whole) or len(meaningful) >= 2  # "Test" / "try again" answer nothing a person asks for later
@@ -348,8 +357,19 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    for u in units:
+    for k, u in enumerate(units):
         c = _person_unit(u, i, speaker, day)
+        if (
+            c is not None
+            and c.role
+            and k
+            and _size(u) <= SHORT_UNIT
+            and _REFERS.search(u)
+            and units[k - 1][-1:] != "?"
+            and len(units[k - 1]) <= 200
+        ):
+            # "Reorder the lists. Do not change the contents.": what "the contents" are is the sentence before
+            c.text = self_contained(f"{units[k - 1]} {u}", speaker, day)
         if c is not None:
             out.append(c)
     if len(out) > PERSON_PER_TURN:
@@ -359,6 +379,18 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         text = f"{speaker} shared an error: `{prose.error}`" if "`" not in prose.error else prose.error
         out.append(_Candidate(0.55, "world", text, i, speaker, ""))
     return out
+
+
+def _question_asked(agent: Prose) -> str | None:
+    """The agent's last question, with the sentence before it when the question alone says nothing ("How about
+    the name Harbour Light? What do you think?")."""
+    units = [clean(u) for u in agent.units]
+    for k in range(len(units) - 1, -1, -1):
+        if units[k].rstrip().endswith("?"):
+            if k and _size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
+                return f"{units[k - 1]} {units[k]}"
+            return units[k]
+    return None
 
 
 def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable[str]) -> list[_Candidate]:
@@ -462,7 +494,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         kind, score, role = "opinion", 0.7, ""
     elif _DID.search(u) and size >= 4 and content >= 1:
         kind, score, role = "experience", 0.6, ""
-    elif _SELF.search(u) and size >= 4 and content >= 1:
+    elif (_SELF.search(u) or _HABIT.search(u)) and size >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
     elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and names_someone(u):
         kind, score, role = "experience" if FIRST_PERSON.search(u) else "world", 0.5, ""
