@@ -112,7 +112,12 @@ def test_chat_with_the_agent_about_itself_is_not_a_fact() -> None:
         _t("assistant", "It failed with a timeout. Want me to run it once more?", 6),
         _t("user", "go ahead, try one more", 7),
     ]
+    turns += [
+        _t("assistant", "I can add themes for Kitty and Helix too. Do you use them?", 8),
+        _t("user", "yes i use them both", 9),
+    ]
     texts = _texts(turns)
+    assert any("Kitty and Helix" in t and t.endswith("yes i use them both") for t in texts), texts
     assert any("Fedora 40" in t for t in texts), texts
     assert not any("your command" in t or "ur turn" in t or "Test" in t or "one more" in t for t in texts), texts
 

@@ -352,8 +352,9 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
-        says = _specific(whole) or len(meaningful) >= 2  # "Test" / "try again" answer nothing a person asks for later
-        if question and says and not _SOCIAL.match(whole) and not _ADDRESSED.search(whole):
+        if question and not _SOCIAL.match(whole):
+            if not meaningful or _ADDRESSED.search(whole):
+                return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
