@@ -132,6 +132,13 @@ def test_the_agents_outcome_that_says_what_is_kept_before_one_that_does_not() ->
     assert not any("Updated the docs as well" in t for t in texts), texts
 
 
+def test_an_outcome_whose_only_capital_is_its_first_word_says_no_what() -> None:
+    report = "Implemented the requested changes and committed. Updated the helper so retries wait 30 seconds."
+    drafted = _drafts([_t("user", "go on"), _t("assistant", report, 1)])
+    scores = {d.draft.content.split()[0]: d.score for d in drafted}
+    assert scores.get("Updated", 0) > scores.get("Implemented", 0), scores
+
+
 def test_a_reports_passive_line_is_an_outcome() -> None:
     texts = _texts(
         [_t("user", "make the sync retry more"), _t("assistant", "Retry limit raised to 7 for the sync job.", 1)]

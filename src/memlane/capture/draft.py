@@ -145,7 +145,10 @@ _IRREGULAR = frozenset(
 _WORKED = re.compile(
     r"\b(?:this|that|it|which) (?:finally )?(?:worked|works now|fixed it|did it|did the trick|solved it)\b", re.I
 )
-_DID = re.compile(rf"\b(?:i|we) (?:just |finally |also |already )?(?:\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
+_NOT_PAST = r"(?!(?:need|feed|speed|proceed|exceed|succeed)\b)"  # words ending in -ed that are no past tense
+_DID = re.compile(
+    rf"\b(?:i|we) (?:just |finally |also |already )?(?:{_NOT_PAST}\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I
+)
 _PAST_ANY = re.compile(rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
 _SELF = re.compile(
     r"\b(?:i'?m|i am|i'?ve|i have|i usually|i often|i work|i live|i own|i use|i run|i travel|i develop|i build|"
@@ -574,7 +577,7 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
         )
         found = found or bool(cause)
         score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if _specific(u) else 0.0)
-        if not (_specific(u) or names_someone(u)):
+        if not (_specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
             score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
         out.append(_Candidate(score, "experience", u, i, "assistant", "found" if found else "done"))
     # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
