@@ -49,6 +49,7 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
+SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
 SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
 
@@ -73,11 +74,52 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 # --- the person's words ------------------------------------------------------------------------------
 
 _INSTRUCTION = re.compile(
-    r"\b(?:remember(?: that)?|don'?t forget|from now on|going forward|keep in mind|make sure|"
+    r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
+    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )make sure|"
     r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
     r"do not ever)\b",
     re.I,
 )
+# "Do not change the contents." / "Don't push on Fridays.": an imperative prohibition binds the work that follows
+_PROHIBITION = re.compile(
+    r"^\W{0,3}(?:please\s+)?(?:do not|don'?t|dont|never)\s+(?!worry\b|bother\b|mind\b|know\b)\w", re.I
+)
+# A value that changed: "moved to 6:30", "is now 49:30", "has now reached 165", "extended ... to 12 books". Such a
+# statement is what a question about the present is answered by (issue 44), so it outranks the person's other
+# statements in the budget and is never taken for a restatement (known.py: it holds a number the old fact lacks).
+_CHANGED = re.compile(
+    r"\b(?:(?:is|are|was|were|has|have|'s|'ve|'re)\s+(?:now|since|recently|just|finally)\b|now\s+(?:is|are|at|has|have|"
+    r"reached|stands|sits|totals?|up to|down to)\b|(?:changed|moved|switched|upgraded|downgraded|increased|decreased|"
+    r"reduced|raised|lowered|extended|shortened|rescheduled|postponed|pushed back|brought forward|bumped|grown|grew|"
+    r"dropped|reached|improved|updated|adjusted|revised|shifted|expanded|cut)\s+(?:\S+\s+){0,4}?(?:to|from|by)\s|"
+    r"(?:change|move|switch|upgrade|increase|decrease|reduce|raise|lower|extend|shorten|reschedule|postpone|bump|adjust|"
+    r"update|set)s?\s+(?:\S+\s+){0,4}?to\s+\S{0,3}\d|"
+    r"(?:new|current|latest|updated|revised|increased|decreased|reduced|raised|lowered|extended|adjusted)\s+"
+    r"(?:\w+\s+){0,3}?(?:of|is|at|to|are|will be)\s+[^.,;]{0,20}?\d|"
+    r"no longer|anymore|instead of|so far\b|a total of\b|up to now\b)",
+    re.I,
+)
+# "Rename the relay output to Aux" / "if there are several, add three as Aux1, Aux2, Aux3": an imperative that sets a
+# name or a value of the person's project is their decision (a request with no value, "give me the command", is not).
+_SETS = re.compile(
+    r"^\W{0,3}(?i:(?:(?:so|then|also|and|now|ok(?:ay)?|yes|yeah|next|first|lastly|finally|instead)[,]?\s+){0,3}"
+    r"(?:if [^,]{1,160},\s*)?(?:please\s+)?(?:(?:add|rename|set|make|create|change|call|name|label|use|default|limit|"
+    r"switch|move|put|keep|replace)\b[^.;]{0,120}?\b(?:to|as|named|called|at)\b|(?:name|call|label)\s+"
+    r"(?:it|them|this|that|these|those|the \w{1,30})))\s+[\"'“`]?(?:\d|[A-Z]|\S*[/_.=]\S)",
+)
+# Where a request to the agent starts inside a sentence that first states something ("my library has now 52
+# sources, how can I organise them?"): what comes before it is a statement.
+_ASKS = re.compile(
+    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:(?:can|could|would|will|is|does|do|should)\s+(?:you|i|we|someone|it|"
+    r"this|that|they|these|there)\b|(?:how|what|why)\s+(?:\w+\s+){0,2}?(?:can|could|should|would|do|does|did|will|to|is|are)\b|"
+    r"are there\b|any (?:tips|ideas|advice)\b)",
+    re.I,
+)
+# A short sentence that points back at the one before it: "the contents", "it", "them", "those"
+_REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
+# Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
+# what happened in the chat, not what a person would ask memory for later.
+_ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
 _DECISION = re.compile(
     r"\b(?:let'?s|lets|we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
@@ -103,11 +145,20 @@ _IRREGULAR = frozenset(
 _WORKED = re.compile(
     r"\b(?:this|that|it|which) (?:finally )?(?:worked|works now|fixed it|did it|did the trick|solved it)\b", re.I
 )
-_DID = re.compile(rf"\b(?:i|we) (?:just |finally |also |already )?(?:\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
+_NOT_PAST = r"(?!(?:need|feed|speed|proceed|exceed|succeed)\b)"  # words ending in -ed that are no past tense
+_DID = re.compile(
+    rf"\b(?:i|we) (?:just |finally |also |already )?(?:{_NOT_PAST}\w+ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I
+)
 _PAST_ANY = re.compile(rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_IRREGULAR))})\b", re.I)
 _SELF = re.compile(
     r"\b(?:i'?m|i am|i'?ve|i have|i usually|i often|i work|i live|i own|i use|i run|i travel|i develop|i build|"
     r"i manage|i do|my|our|we have|we use|we run|i used|i've used)\b",
+    re.I,
+)
+# What the person or their team does as a habit: "we deploy the payments repo every Thursday"
+_HABIT = re.compile(
+    r"\b(?:i|we)\s+(?:usually\s+|normally\s+|typically\s+|always\s+)?[a-z]{3,}\b[^.?!]{0,100}?\b(?:every|each|daily|"
+    r"weekly|monthly|nightly|yearly|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
     re.I,
 )
 _SOCIAL = re.compile(
@@ -146,6 +197,12 @@ _OUTCOME = re.compile(
     rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
     re.I,
 )
+# "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed
+_DONE_TO = re.compile(
+    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
+    rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
+    re.I,
+)
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
 _ADVICE = re.compile(
@@ -153,6 +210,13 @@ _ADVICE = re.compile(
     r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
     r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
     r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
+    re.I,
+)
+# A finding about the person's environment, stated (with "your", no hedge): "your ESLint setup does not use X"
+_FINDING = re.compile(
+    r"^\W{0,3}(?:\w+\s+){0,2}?your\s+(?:[\w.-]+\s+){0,3}?(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|doesn'?t|does not|"
+    r"has no|lacks|uses|points to|runs)\b|\b(?:is|are|was|were|isn'?t|aren'?t) (?:not )?(?:reflected|set|used|"
+    r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
     re.I,
 )
 _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
@@ -288,15 +352,28 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             label, option = adopted
             text = f"{speaker} chose {label}: {option}"
             return [_Candidate(0.95, "world", text, i, speaker, "decided")]
-        question = next((clean(u) for u in reversed(prev_agent.units) if u.rstrip().endswith("?")), None)
+        question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
-        meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS]
-        if question and meaningful and not _SOCIAL.match(whole):
+        meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
+        if question and not _SOCIAL.match(whole):
+            if not meaningful or _ADDRESSED.search(whole):
+                return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    for u in units:
+    for k, u in enumerate(units):
         c = _person_unit(u, i, speaker, day)
+        if (
+            c is not None
+            and c.role
+            and k
+            and _size(u) <= SHORT_UNIT
+            and _REFERS.search(u)
+            and units[k - 1][-1:] != "?"
+            and len(units[k - 1]) <= 200
+        ):
+            # "Reorder the lists. Do not change the contents.": what "the contents" are is the sentence before
+            c.text = self_contained(f"{units[k - 1]} {u}", speaker, day)
         if c is not None:
             out.append(c)
     if len(out) > PERSON_PER_TURN:
@@ -306,6 +383,18 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         text = f"{speaker} shared an error: `{prose.error}`" if "`" not in prose.error else prose.error
         out.append(_Candidate(0.55, "world", text, i, speaker, ""))
     return out
+
+
+def _question_asked(agent: Prose) -> str | None:
+    """The agent's last question, with the sentence before it when the question alone says nothing ("How about
+    the name Harbour Light? What do you think?")."""
+    units = [clean(u) for u in agent.units]
+    for k in range(len(units) - 1, -1, -1):
+        if units[k].rstrip().endswith("?"):
+            if k and _size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
+                return f"{units[k - 1]} {units[k]}"
+            return units[k]
+    return None
 
 
 def _named(prose: Prose, i: int, name: str, day: dt.date | None, known: Iterable[str]) -> list[_Candidate]:
@@ -325,6 +414,9 @@ def _escape_markdown(text: str) -> str:
     return re.sub(r"^(\s*)(#|```|~~~|[-*+] )", r"\1\\\2", text)
 
 
+_CHATTER = frozenset(
+    ["again", "now", "right", "test", "try", "all", "both", "one", "it", "this", "that", "go", "ahead"]
+)
 _HOLLOW = frozenset(
     [
         "like",
@@ -363,7 +455,20 @@ def _specific(text: str) -> bool:
     return bool(re.search(r"\d", text) or PROTECTED.search(text))
 
 
+def _statement_of(u: str) -> str:
+    """A sentence that states something and then asks ("I've now read 12 of them, can you suggest more?"): the
+    statement before the request. A sentence that is only a question stays as it is (and is not drafted)."""
+    if not u.endswith("?") or _QUESTION.match(u):
+        return u
+    m = _ASKS.search(u)
+    if m is None:
+        return u
+    head = u[: m.start()].rstrip(" ,;:-–—")
+    return head if _size(head) >= 4 else u
+
+
 def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
+    u = _statement_of(u)
     words = u.split()
     url = _URL_ONLY.match(u)
     if url:
@@ -374,8 +479,14 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     size = _size(u)
     bonus = 0.1 if _specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
-    if _INSTRUCTION.search(u) and size >= 3:
+    if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and size >= 3:
         kind, score, role = "world", 0.95, "remember"
+        conf = None
+    elif _CHANGED.search(u) and _specific(u) and size >= 4 and content >= 1:
+        kind, score, role = "world", 0.8, ""
+        conf = None
+    elif _SETS.match(u) and size >= 4:
+        kind, score, role = "world", 0.8, "decided"
         conf = None
     elif _WORKED.search(u):
         kind, score, role = "world", 0.85, "decided"
@@ -387,7 +498,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         kind, score, role = "opinion", 0.7, ""
     elif _DID.search(u) and size >= 4 and content >= 1:
         kind, score, role = "experience", 0.6, ""
-    elif _SELF.search(u) and size >= 4 and content >= 1:
+    elif (_SELF.search(u) or _HABIT.search(u)) and size >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
     elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and names_someone(u):
         kind, score, role = "experience" if FIRST_PERSON.search(u) else "world", 0.5, ""
@@ -396,6 +507,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     else:
         return None
     score += bonus
+    if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
+        score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
     return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
 
 
@@ -428,7 +541,7 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
     units = [clean(u) for u in prose.units]
     out: list[_Candidate] = []
     k = 0
-    while k < len(units) and len(out) < AGENT_PER_TURN:
+    while k < len(units):
         u = units[k]
         k += 1
         if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
@@ -442,8 +555,9 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
-        lead = _OUTCOME.match(u)
-        cause = _CAUSE.search(u) and not _HEDGE.search(u) and re.search(r"\byour\b", u, re.I)
+        lead = _OUTCOME.match(u) or _DONE_TO.match(u)
+        yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
+        cause = yours and (_CAUSE.search(u) or _FINDING.search(u))
         if lead is None and not cause and not (_NOW.search(u) and out):
             continue
         if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
@@ -461,6 +575,11 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
         found = bool(
             _CAUSE.search(u) or re.match(r"^\W{0,3}(?:found|the (?:root )?cause|the (?:problem|issue))", u, re.I)
         )
-        score = (0.65 if found else 0.6) - 0.1 * len(out) + (0.05 if _specific(u) else 0.0)
+        found = found or bool(cause)
+        score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if _specific(u) else 0.0)
+        if not (_specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
+            score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
         out.append(_Candidate(score, "experience", u, i, "assistant", "found" if found else "done"))
-    return out
+    # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
+    best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:AGENT_PER_TURN]
+    return [out[k] for k in sorted(best)]

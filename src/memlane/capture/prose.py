@@ -79,6 +79,7 @@ _CLOSING_TAG = re.compile(r"</[A-Za-z][\w:.-]{0,40}>")
 _TAB_ROW = re.compile(r"\t.{0,500}\t")  # a row of tab-separated cells
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
 _SYMBOLS = re.compile(r"[{}\[\]();=<>$|\\&^%#@*~`]")
+_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w_])__(?=\S)|(?<=\S)__(?![\w_])")  # Markdown's bold markers
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])")
 
@@ -115,7 +116,7 @@ def machine_kind(line: str) -> str | None:
         for kind, pattern in _MACHINE:
             if kind in ("shell", "stack", "listing", "diff") and pattern.match(body):
                 return kind
-    symbols = len(_SYMBOLS.findall(s))
+    symbols = len(_SYMBOLS.findall(_EMPHASIS.sub("", s)))  # "**Total: 57 min**" is prose with emphasis, not code
     words = len(_WORD.findall(s))
     if len(s) >= 12 and symbols * 3 > words + 2 and "`" not in s:
         return "code"  # more punctuation than words: code or output, not prose

@@ -1,0 +1,186 @@
+"""What capture keeps within its budget (issues 43, 44): a changed value, a prohibition, a statement asked inside a
+question, a setting the person names, the agent's outcomes that say what; and what it leaves, the chat with the agent
+about itself. Hand-written turns, one rule per test."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from memlane.capture.digest import draft_turns
+from memlane.capture.draft import Drafted
+from memlane.capture.prose import read_prose
+from memlane.capture.turns import Turn
+
+DAY = dt.date(2026, 6, 2)
+
+
+def _t(role: str, content: str, minute: int = 0) -> Turn:
+    return Turn(role, content, dt.datetime(2026, 6, 2, 9, minute % 60))
+
+
+def _drafts(turns: list[Turn]) -> list[Drafted]:
+    return draft_turns(turns, DAY, ())
+
+
+def _texts(turns: list[Turn]) -> list[str]:
+    return [d.draft.content for d in _drafts(turns)]
+
+
+FILLER = [
+    "I walked the dog around the lake with Rosa before lunch",
+    "I watched a documentary about Iceland with Tomas last night",
+    "I cooked a curry for Priya and her brother on Sunday",
+    "I repainted the fence with Marco over the long weekend",
+    "I visited the flea market in Ghent with Annelies",
+    "I finished the puzzle that Oskar gave me for my birthday",
+    "I drove to the coast with Helga to see the storm",
+    "I fixed the bike chain with help from Ruben",
+    "I baked bread with Ingrid using her grandmother's recipe",
+    "I planted tomatoes with Lucia in the back garden",
+    "I cleaned the garage with Pieter and found old photos",
+    "I played chess with Dmitri at the cafe on the corner",
+    "I went swimming with Carla at the public pool",
+    "I read a novel by Haruki on the train to work",
+    "I hiked up the hill behind the house with Femke",
+    "I sorted the spice rack with Yusuf after dinner",
+    "I tried the new bakery on Main Street with Lotte",
+    "I helped Sven carry his sofa up three flights of stairs",
+]
+
+
+def test_a_changed_value_is_kept_before_the_persons_other_statements() -> None:
+    turns = [_t("user", f"{s}.", k) for k, s in enumerate(FILLER)]
+    turns.insert(12, _t("user", "The weekly standup was moved to 9:15 on Tuesdays.", 30))
+    texts = _texts(turns)
+    assert len(texts) < len(turns)  # the budget chose
+    assert any("moved to 9:15" in t for t in texts), texts
+
+
+def test_a_statement_inside_a_question_is_a_statement() -> None:
+    turns = [
+        _t("user", "My reading list has now reached 14 novels, can you suggest the order to read them in?"),
+        _t("user", "How do I sort a list in place?", 1),
+    ]
+    texts = _texts(turns)
+    assert any("14 novels" in t and "suggest" not in t for t in texts), texts
+    assert not any("sort a list" in t for t in texts), texts
+
+
+def test_a_relative_clause_is_part_of_the_statement_and_a_yes_no_question_is_not() -> None:
+    turns = [
+        _t("user", "I spent $61 on plants in May, which is $11 over my $50 garden budget, could you suggest cuts?"),
+        _t("user", "I've been running since June 3 and finished 4 races by now, is this a good pace for me?", 1),
+    ]
+    texts = _texts(turns)
+    assert any("$50 garden budget" in t and "suggest" not in t for t in texts), texts
+    assert any("4 races" in t and "good pace" not in t for t in texts), texts
+
+
+def test_wanting_to_make_sure_is_a_wish_not_an_instruction_for_the_future() -> None:
+    drafted = _drafts([_t("user", "I want to make sure the landing page loads fast on phones.")])
+    assert drafted and all(d.role != "remember" for d in drafted), [(d.draft.content, d.role) for d in drafted]
+    told = _drafts([_t("user", "Please make sure every page has a skip link from now on.")])
+    assert [d.role for d in told] == ["remember"], told
+
+
+def test_a_prohibition_is_an_instruction_that_binds_later_work() -> None:
+    drafted = _drafts([_t("user", "Reorder the sections by topic. DO NOT touch the wording of each section.")])
+    kept = [d for d in drafted if "DO NOT touch the wording" in d.draft.content]
+    assert kept and kept[0].role == "remember", [(d.draft.content, d.role) for d in drafted]
+    assert not _texts([_t("user", "Don't worry about it at all, really.")])
+
+
+def test_a_reminder_the_person_asks_for_is_an_instruction() -> None:
+    drafted = _drafts([_t("user", "Remind me on Friday at 5pm that the plumber comes about the boiler.")])
+    assert [d.role for d in drafted] == ["remember"], drafted
+
+
+def test_an_imperative_that_names_a_setting_is_the_persons_decision() -> None:
+    drafted = _drafts([_t("user", "If the board has two fan headers, name them FanA and FanB in the editor.")])
+    assert [d.role for d in drafted] == ["decided"], [(d.draft.content, d.role, d.score) for d in drafted]
+    assert not _texts([_t("user", "give me the homebrew command")])
+
+
+def test_chat_with_the_agent_about_itself_is_not_a_fact() -> None:
+    turns = [
+        _t("user", "I ran your command and it printed nothing at all."),
+        _t("user", "I run Fedora 40 on my desktop at home.", 1),
+        _t("assistant", "Want me to check the service logs next?", 2),
+        _t("user", "ive ran it, now ur turn", 3),
+        _t("assistant", "Should I try the install again?", 4),
+        _t("user", "Test", 5),
+        _t("assistant", "It failed with a timeout. Want me to run it once more?", 6),
+        _t("user", "go ahead, try one more", 7),
+    ]
+    turns += [
+        _t("assistant", "I can add themes for Kitty and Helix too. Do you use them?", 8),
+        _t("user", "yes i use them both", 9),
+    ]
+    texts = _texts(turns)
+    assert any("Kitty and Helix" in t and t.endswith("yes i use them both") for t in texts), texts
+    assert any("Fedora 40" in t for t in texts), texts
+    assert not any("your command" in t or "ur turn" in t or "Test" in t or "one more" in t for t in texts), texts
+
+
+def test_the_agents_outcome_that_says_what_is_kept_before_one_that_does_not() -> None:
+    report = (
+        "I implemented everything you asked and committed it. Updated the docs as well. "
+        "Added `retry_limit = 5` to `config.toml`."
+    )
+    texts = _texts([_t("user", "add a retry limit please"), _t("assistant", report, 1)])
+    assert any("`retry_limit = 5`" in t for t in texts), texts
+    assert not any("Updated the docs as well" in t for t in texts), texts
+
+
+def test_an_outcome_whose_only_capital_is_its_first_word_says_no_what() -> None:
+    report = "Implemented the requested changes and committed. Updated the helper so retries wait 30 seconds."
+    drafted = _drafts([_t("user", "go on"), _t("assistant", report, 1)])
+    scores = {d.draft.content.split()[0]: d.score for d in drafted}
+    assert scores.get("Updated", 0) > scores.get("Implemented", 0), scores
+
+
+def test_a_reports_passive_line_is_an_outcome() -> None:
+    texts = _texts(
+        [_t("user", "make the sync retry more"), _t("assistant", "Retry limit raised to 7 for the sync job.", 1)]
+    )
+    assert any("raised to 7" in t for t in texts), texts
+
+
+def test_a_finding_about_the_persons_setup_is_kept_and_flattery_is_not() -> None:
+    turns = [
+        _t("user", "check the lint setup"),
+        _t("assistant", "The strict null rule is not enabled in your tsconfig for the web package.", 1),
+        _t("assistant", "It shows that your approach to testing is really thoughtful and mature.", 2),
+    ]
+    texts = _texts(turns)
+    assert any("strict null rule" in t for t in texts), texts
+    assert not any("thoughtful" in t for t in texts), texts
+
+
+def test_markdown_emphasis_in_a_line_is_prose_not_code() -> None:
+    units = read_prose("Timing of the run:\n\n- Setup: **4 min**\n- Tests: **11 min**\n- **Total: 15 min**").units
+    assert any("Total: 15 min" in u for u in units), units
+
+
+def test_a_short_instruction_keeps_the_sentence_it_points_back_to() -> None:
+    drafted = _drafts([_t("user", "In the glossary, sort the entries alphabetically. Do not edit the definitions.")])
+    told = [d.draft.content for d in drafted if d.role == "remember"]
+    assert told and "sort the entries alphabetically. Do not edit the definitions." in told[0], told
+
+
+def test_a_short_question_of_the_agent_keeps_the_sentence_before_it() -> None:
+    turns = [
+        _t("user", "suggest a name for the boat"),
+        _t("assistant", "How about calling the boat Harbour Light? What do you think?", 1),
+        _t("user", "I like Harbour Light", 2),
+    ]
+    texts = _texts(turns)
+    assert any("calling the boat Harbour Light" in t and t.endswith("I like Harbour Light") for t in texts), texts
+
+
+def test_what_the_person_does_as_a_habit_is_kept() -> None:
+    texts = _texts(
+        [_t("user", f"{s}.", k) for k, s in enumerate(FILLER[:4])]
+        + [_t("user", "We release the mobile app from the stable branch every second Tuesday.", 9)]
+    )
+    assert any("every second Tuesday" in t for t in texts), texts
