@@ -184,3 +184,25 @@ def test_what_the_person_does_as_a_habit_is_kept() -> None:
         + [_t("user", "We release the mobile app from the stable branch every second Tuesday.", 9)]
     )
     assert any("every second Tuesday" in t for t in texts), texts
+
+
+def test_a_notebook_traceback_is_machine_text_with_its_numbered_source_lines() -> None:
+    """IPython prints a traceback as "KeyError   Traceback (most recent call last)", "Cell In[3], line 12" and the
+    cell's numbered lines; a chat export keeps it unfenced. It was drafted as one long fact of code and numbers."""
+    pasted = (
+        "the notebook stopped here\r\n\r\n"
+        "KeyError                                  Traceback (most recent call last)\r\n"
+        "Cell In[3], line 12\r\n"
+        "     10 totals = {}\r\n"
+        "     11 for row in rows:\r\n"
+        "---> 12     totals[row['shop']] += row['sum']\r\n"
+        "     14 # print the totals per shop\r\n\r\n"
+        "KeyError: 'shop'"
+    )
+    prose = read_prose(pasted)
+    assert prose.units == ["the notebook stopped here"], prose.units
+    assert prose.error == "KeyError: 'shop'" and "stack" in prose.dropped
+    # numbered lines without a trace around them are the person's list, as before
+    assert read_prose("What I counted:\n3 cats came home (two black)\n4 dogs stayed out").units == [
+        "What I counted: 3 cats came home (two black) 4 dogs stayed out"
+    ]

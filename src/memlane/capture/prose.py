@@ -28,6 +28,9 @@ _MACHINE: tuple[tuple[str, re.Pattern[str]], ...] = (
         "stack",
         re.compile(
             r"^(?:Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+"
+            # IPython / Jupyter: "NameError    Traceback (...)", "Cell In[7], line 35", "---> 35 ", "File ~/x.py:9, in "
+            r"|[\w.]{1,80}\s{2,}Traceback \(most recent call last\)|Cell In\s?\[\d{1,6}\], line \d+"
+            r"|-{1,12}> {0,3}\d{1,6}\s|File [^\n]{1,300}:\d{1,6}, in "
             r"|at [\w$.<>/]{1,200} ?\(.{0,300}:\d+"
             r"|\^{3,}\s*$|~{3,}\^*\s*$|panic: |goroutine \d+ \[|Caused by: |\.\.\. \d+ more$|thread '.{1,80}' panicked)"
         ),
@@ -78,6 +81,7 @@ _TABLE = re.compile(r"^\|.{0,2000}\|\s*$|^[|:\s-]{3,}$")
 _CLOSING_TAG = re.compile(r"</[A-Za-z][\w:.-]{0,40}>")
 _TAB_ROW = re.compile(r"\t.{0,500}\t")  # a row of tab-separated cells
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
+_NUMBERED = re.compile(r"^\s*\d{1,6} {1,12}\S")  # a source line as a traceback quotes it, its number first
 _SYMBOLS = re.compile(r"[{}\[\]();=<>$|\\&^%#@*~`]")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w_])__(?=\S)|(?<=\S)__(?![\w_])")  # Markdown's bold markers
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -150,6 +154,8 @@ def read_prose(text: str) -> Prose:
     items: list[bool] = []
     for para in paragraphs:
         kinds = [machine_kind(ln) for ln in para]
+        if "stack" in kinds:  # a traceback's numbered source lines ("  33 for col in cols:") are the trace's too
+            kinds = [k or ("stack" if _NUMBERED.match(ln) else None) for ln, k in zip(para, kinds, strict=True)]
         machine = sum(1 for k in kinds if k)
         if machine and (machine * 2 >= len(para) or any(k in ("stack", "listing", "diff") for k in kinds)):
             dropped.extend(k for k in kinds if k)
