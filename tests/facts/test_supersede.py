@@ -209,3 +209,14 @@ def test_search_leaves_out_the_logs_of_days_after_now(tmp_path: Path) -> None:
         after = mem.search("best 10K time", now=dt.datetime(2026, 3, 25, 12, 0), min_score=0).results
     assert [r.path for r in before] == ["memory/2026-03-03.md"]
     assert {r.path for r in after} == {"memory/2026-03-03.md", "memory/2026-03-20.md"}
+
+
+def test_search_leaves_out_later_days_before_it_cuts_to_n(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    for day in ("2026-03-01", "2026-03-02", "2026-03-03"):
+        _log(ws, day, [f"W @User: my 10K pace on {day} (User, 08:10)"])
+    for day in ("2026-04-01", "2026-04-02", "2026-04-03", "2026-04-04"):  # later, and a better match
+        _log(ws, day, ["W @User: my best 10K time, my best 10K time, best 10K time again (User, 08:10)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        found = mem.search("best 10K time", max_results=3, now=dt.datetime(2026, 3, 15, 12, 0), min_score=0).results
+    assert sorted(r.path for r in found) == [f"memory/2026-03-0{d}.md" for d in (1, 2, 3)]

@@ -23,7 +23,6 @@ from typing import Any
 from ..search.ranking import SearchResult
 from ..store import FactIndex, StoredFact
 from ..text.keywords import STOPWORDS
-from ..workspace import day_of
 from .retain import PROVENANCE, normalize_name
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
@@ -290,14 +289,10 @@ def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[
     return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
 
 
-def current_first(
-    results: list[SearchResult], facts: FactIndex, query: str, now: dt.datetime | None
-) -> list[SearchResult]:
-    """``results`` less the daily logs of days after ``now`` (what was said later is no answer), with a
+def current_first(results: list[SearchResult], facts: FactIndex, query: str) -> list[SearchResult]:
+    """``results`` (the daily logs of days after ``now`` already left out by the search's ranking) with a
     passage whose facts were all superseded by another passage's moved after the rest (for a question about
     the present: :func:`stale_passages`)."""
-    if now is not None:
-        results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
     if len(results) < 2 or asks_for_past(query):  # nothing to reorder: no file's facts are read
         return results
     files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
