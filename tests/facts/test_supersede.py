@@ -220,3 +220,22 @@ def test_search_leaves_out_later_days_before_it_cuts_to_n(tmp_path: Path) -> Non
     with memlane.open(ws, provider=FakeEmbedder()) as mem:
         found = mem.search("best 10K time", max_results=3, now=dt.datetime(2026, 3, 15, 12, 0), min_score=0).results
     assert sorted(r.path for r in found) == [f"memory/2026-03-0{d}.md" for d in (1, 2, 3)]
+
+
+def test_a_version_counts_nothing_and_a_question_naming_one_still_gets_the_latest_count(tmp_path: Path) -> None:
+    assert supersede.amounts_of("the gallery with 8 cards using Bootstrap 5.3.0 card-deck") == {("8", "card")}
+    asked = supersede.question("What was fact number 17?")
+    assert supersede.named_apart(said(1, "fact number 12 is the moon"), said(2, "fact number 17 is the sun"), asked)
+    ws = tmp_path / "ws"
+    _log(
+        ws,
+        "2026-03-03",
+        [
+            "W @User: I'm building the project gallery with 8 cards using Bootstrap 5.3.0 card-deck (User, 09:02)",
+            "W @User: I've added two new projects, so now I have a total of 10 cards in the gallery (User, 09:58)",
+        ],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        q = "How many project cards are included in my gallery using Bootstrap 5.3.0?"
+        facts = mem.recall(q, k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
+    assert "10 cards" in facts[0].content and facts[1].superseded_by is not None

@@ -177,6 +177,8 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         number = _LEADING.fullmatch(token)
         if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
             continue  # not a number, or a version's later part ("v1.2")
+        if number is not None and number.group(1).count(".") > 1:
+            continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
         n = (number.group(1) if number else token).lower().replace(",", "")
         suffix = number.group(2).lower() if number else ""
         if suffix and suffix not in ("st", "nd", "rd", "th"):
@@ -195,9 +197,24 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 
 
 def question(query: str) -> Said:
-    """A question read as a fact is (its words and the values it names), to anchor :func:`same_thing`."""
+    """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`."""
     frame, values = _split(query)
-    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False)
+    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))
+
+
+def named_apart(a: Said, b: Said, asked: Said) -> bool:
+    """Whether the question picks one of ``a`` and ``b`` by a number it names: "what was fact number 17?"
+    between "fact number 12 ..." and "fact number 17 ...". Only a number that one of them counts in a unit the
+    other counts differently picks: "How many cards are in my Bootstrap 5.3.0 gallery?" names no count."""
+    named = {n for n, _ in asked.amounts}
+    if not named:
+        return False
+    for unit in {u for _, u in a.amounts} & {u for _, u in b.amounts}:
+        here = {n for n, u in a.amounts if u == unit}
+        there = {n for n, u in b.amounts if u == unit}
+        if here != there and here & named != there & named:
+            return True
+    return False
 
 
 def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None = None) -> bool:
