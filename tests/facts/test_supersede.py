@@ -239,3 +239,27 @@ def test_a_version_counts_nothing_and_a_question_naming_one_still_gets_the_lates
         q = "How many project cards are included in my gallery using Bootstrap 5.3.0?"
         facts = mem.recall(q, k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
     assert "10 cards" in facts[0].content and facts[1].superseded_by is not None
+
+
+def test_a_choice_switched_is_the_same_thing_whether_or_not_its_name_is_capitalised() -> None:
+    assert supersede.same_thing(
+        said(1, "I use victor mono", day="2026-03-01"), said(2, "switched to hack", day="2026-03-05")
+    )
+    font = said(1, "I use victor mono as my editor font", day="2026-03-01")
+    assert supersede.same_thing(font, said(2, "I switched my editor font to hack", day="2026-03-05"))
+    vim = said(1, "I use vim for editing", day="2026-03-01")
+    assert supersede.same_thing(vim, said(2, "I switched to neovim for editing", day="2026-03-05"))
+    # two tools for two things are both true
+    slack = said(1, "I use slack for team chat", day="2026-03-01")
+    assert not supersede.same_thing(slack, said(2, "I now use notion for notes", day="2026-03-05"))
+    # without a word of change, a second tool is another tool
+    assert not supersede.same_thing(said(1, "I use vim"), said(2, "I use emacs", day="2026-03-05"))
+
+
+def test_a_choice_switched_comes_first_in_recall(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-01", ["W @User: I use victor mono as my editor font (User, 08:10)"])
+    _log(ws, "2026-03-05", ["W @User: I switched my editor font to hack (User, 19:45)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        facts = mem.recall("which editor font do I use?", k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
+    assert "hack" in facts[0].content and facts[1].superseded_by is not None

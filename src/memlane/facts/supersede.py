@@ -40,6 +40,13 @@ _UPDATE_WORDS = frozenset(
     "extended shortened replaced".split()
 )
 _UPDATE_PHRASES = ("no longer", "so far", "since then", "went up", "went down", "total of")
+# A choice: what someone uses, or switched, changed, upgraded or moved over to ("I use victor mono", "switched
+# my editor font to hack"): up to three words, read up to the first stopword.
+_CHOICE = re.compile(
+    r"\b(?:(?P<verb>use|uses|using)\s|(?P<switch>switch|switched|switching|changed|upgraded|migrated)\s"
+    r"(?:over\s)?(?:[^\W\d_]+\s){0,3}?(?:to|for)\s)(?P<what>[\w.+#-]+(?:\s[\w.+#-]+){0,2})",
+    re.IGNORECASE,
+)
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -111,9 +118,20 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     values: set[str] = set()
     for num in _NUMBER.finditer(content):
         values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+    chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
+    verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
+    for m in _CHOICE.finditer(content):
+        verbs.add((m.group("verb") or m.group("switch")).lower()[:5])
+        for w in _WORD.findall(m.group("what")):
+            if w.lower() in STOPWORDS:
+                break
+            chosen.add(w.lower())
+    values |= chosen
     frame: set[str] = set()
     for i, w in enumerate(_WORD.findall(_NUMBER.sub(" ", content))):
         low = w.lower()
+        if low in chosen:
+            continue
         if low in _NUMBER_WORDS or low in _MONTHS:
             values.add(low)
         elif low in STOPWORDS or low in _SELF or len(low) < 3:
@@ -122,6 +140,8 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
             values.add(low)  # a name inside the text: "switched to Garmin"
         else:
             frame.add(low[:5])
+    if verbs:
+        frame = (frame - verbs) | {"use"}
     return frozenset(frame), frozenset(values)
 
 
@@ -237,6 +257,8 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     update = (b if b.when > a.when else a).update
     if not (update or _counts_differ(a, b)):
         return False
+    if update and a.frame == b.frame == {"use"}:
+        return True  # a choice and nothing more: "I use victor mono", then "switched to hack"
     shared = len(a.frame & b.frame)
     if shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
