@@ -13,6 +13,7 @@ import memlane
 from conftest import FakeEmbedder
 from memlane.facts import supersede
 from memlane.facts.retain import normalize_name
+from memlane.store import StoredFact
 
 
 def said(seq: int, content: str, day: str = "2026-03-03", at: str = "09:00", who: str = "User") -> supersede.Said:
@@ -263,3 +264,28 @@ def test_a_choice_switched_comes_first_in_recall(tmp_path: Path) -> None:
     with memlane.open(ws, provider=FakeEmbedder()) as mem:
         facts = mem.recall("which editor font do I use?", k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
     assert "hack" in facts[0].content and facts[1].superseded_by is not None
+
+
+def test_what_two_amounts_count_anchors_them_to_the_question() -> None:
+    old = said(1, "I'm building the project gallery with 8 cards and modal popups", at="09:02")
+    new = said(2, "I've added two new projects, so now I have a total of 10 cards", at="09:58")
+    asked = supersede.question("How many project cards are in my gallery?")
+    assert supersede.same_thing(old, new, asked=asked)  # "project" and what both count, "cards"
+    assert said(5, "my coins").frame == said(6, "my coin").frame  # a plural's s is no other word
+
+
+def _stored(seq: int, content: str, day: str, at: str) -> StoredFact:
+    path = f"memory/{day}.md"
+    return StoredFact(seq, str(seq), path, seq, seq, "world", f"{content} (User, {at})", day, None, None, None, (), ())
+
+
+def test_search_brings_the_passage_with_the_current_value_before_the_one_it_superseded() -> None:
+    old = _stored(1, "my best 10K time so far is 52 minutes", "2026-03-03", "08:10")
+    trail = _stored(2, "I like trail running in the hills", "2026-03-03", "08:12")  # still true
+    other = _stored(3, "I bought new running shoes", "2026-03-05", "09:00")
+    new = _stored(4, "my best 10K time is now 49 minutes", "2026-03-09", "19:45")
+    passages = [[old, trail], [other], [new]]
+    assert supersede.passage_order(passages, "what is my best 10K time?") == [2, 0, 1]
+    assert supersede.passage_order(passages, "what was my best 10K time at first?") == [0, 1, 2]
+    # a passage whose facts were all superseded comes after the rest, what superseded it where it stood
+    assert supersede.passage_order([[old], [other], [new]], "what is my best 10K time?") == [2, 1, 0]

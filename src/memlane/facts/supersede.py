@@ -94,7 +94,12 @@ class Said:
     frame: frozenset[str]  # its words with values, subjects and stopwords set aside (five-letter stems)
     values: frozenset[str]  # numbers with their units, number words, months, names inside the text
     update: bool  # says the value changed
-    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "cards")
+    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
+
+    @property
+    def units(self) -> frozenset[str]:
+        """What its amounts count ("card" of "10 cards"): words of the attribute, though read with a number."""
+        return frozenset(u for _, u in self.amounts)
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,11 @@ def asks_for_past(query: str) -> bool:
     return bool(_PAST.search(query))
 
 
+def _stem(word: str) -> str:
+    """A word's first five letters, less a plural's s ("cards" and "card" alike, "coins" and "coin")."""
+    return word[:5].rstrip("s") or word[:5]
+
+
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(frame, values) of a fact's text: see :class:`Said`."""
     values: set[str] = set()
@@ -121,7 +131,7 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
     verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
     for m in _CHOICE.finditer(content):
-        verbs.add((m.group("verb") or m.group("switch")).lower()[:5])
+        verbs.add(_stem((m.group("verb") or m.group("switch")).lower()))
         for w in _WORD.findall(m.group("what")):
             if w.lower() in STOPWORDS:
                 break
@@ -139,7 +149,7 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
         elif w[:1].isupper() and i > 0 and not w.isupper():
             values.add(low)  # a name inside the text: "switched to Garmin"
         else:
-            frame.add(low[:5])
+            frame.add(_stem(low))
     if verbs:
         frame = (frame - verbs) | {"use"}
     return frozenset(frame), frozenset(values)
@@ -180,7 +190,7 @@ def _reading(
     opener = normalize_name(first.group(1)) if first else ""
     subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
     frame, values = _split(content)
-    names = {n[:5] for n in norms}
+    names = {_stem(n) for n in norms}
     frame = frozenset(w for w in frame if w not in names)
     low = content.lower()
     update = any(p in low for p in _UPDATE_PHRASES) or not _UPDATE_WORDS.isdisjoint(_WORD.findall(low))
@@ -212,7 +222,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         for word in (after.group(1) if after else "", before):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
-                out.add((n, low[:5].rstrip("s")))
+                out.add((n, _stem(low)))
     return frozenset(out)
 
 
@@ -245,7 +255,7 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         return False
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         wanted = asked.frame | asked.values
-        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted
+        anchor = (a.frame | a.values | a.units) & (b.frame | b.values | b.units) & wanted
         if len(anchor) >= min(ANCHOR, len(wanted)) and _counts_differ(a, b):
             return True
     if a.values == b.values or not (a.values and b.values):
@@ -317,21 +327,49 @@ def updates(facts: Iterable[StoredFact]) -> list[dict[str, Any]]:
     return out
 
 
-def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[int]:
-    """Which passages (each given as the facts on its lines) hold only facts superseded by a later one of the
-    passages, for a question about the present: a search shows them after the rest."""
+def passage_order(passages: Sequence[Sequence[StoredFact]], query: str) -> list[int]:
+    """The order to show passages in (each given as the facts on its lines, best first), for a question about the
+    present: a passage holding what superseded a fact of a better-ranked one comes right before it (the current
+    value first, the earlier next to it), and a passage whose facts were all superseded comes after the rest."""
     if asks_for_past(query):
-        return set()
+        return list(range(len(passages)))
     every = {f.seq: f for facts in passages for f in facts}
-    said = [read_fact(f) for f in every.values()]
-    found = supersessions([s for s in said if s is not None], None, question(query))
-    return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+    said = [s for s in (read_fact(f) for f in every.values()) if s is not None]
+    asked = question(query)
+    found = unnamed(supersessions(said, None, asked), said, asked)
+    where: dict[int, int] = {}
+    for i, facts in enumerate(passages):
+        for f in facts:
+            where.setdefault(f.seq, i)
+    pulls: dict[int, set[int]] = {}  # a passage -> the later passages holding what superseded its facts
+    for seq, sup in found.items():
+        i, j = where[seq], where.get(sup.by)
+        if j is not None and j > i:
+            pulls.setdefault(i, set()).add(j)
+    stale = {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+    out: list[int] = []
+    placed: set[int] = set()
+    for i in range(len(passages)):
+        for j in [*sorted(pulls.get(i, set()) - stale), i]:
+            if j not in placed:
+                out.append(j)
+                placed.add(j)
+    return [i for i in out if i not in stale] + [i for i in out if i in stale]
+
+
+def unnamed(found: dict[int, Supersession], said: Sequence[Said], asked: Said) -> dict[int, Supersession]:
+    """``found`` less the groups the question picks a member of by a number it names (:func:`named_apart`):
+    "fact number 17", "did I pay 30 euros" are answered by that fact, not moved aside."""
+    if not asked.amounts:
+        return found
+    of = {s.seq: s for s in said}
+    told = {sup.by for seq, sup in found.items() if named_apart(of[seq], of[sup.by], asked)}
+    return {seq: sup for seq, sup in found.items() if sup.by not in told}
 
 
 def current_first(results: list[SearchResult], facts: FactIndex, query: str) -> list[SearchResult]:
-    """``results`` (the daily logs of days after ``now`` already left out by the search's ranking) with a
-    passage whose facts were all superseded by another passage's moved after the rest (for a question about
-    the present: :func:`stale_passages`)."""
+    """``results`` (the daily logs of days after ``now`` already left out by the search's ranking) in the order
+    :func:`passage_order` gives, for a question about the present."""
     if len(results) < 2 or asks_for_past(query):  # nothing to reorder: no file's facts are read
         return results
     files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
@@ -339,10 +377,7 @@ def current_first(results: list[SearchResult], facts: FactIndex, query: str) -> 
         [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
         for r in results
     ]
-    stale = stale_passages(passages, query)
-    if not stale:
-        return results
-    return [r for i, r in enumerate(results) if i not in stale] + [r for i, r in enumerate(results) if i in stale]
+    return [results[i] for i in passage_order(passages, query)]
 
 
 def order(
