@@ -119,8 +119,11 @@ def asks_for_past(query: str) -> bool:
 
 
 def _stem(word: str) -> str:
-    """A word's first five letters, less a plural's s ("cards" and "card" alike, "coins" and "coin")."""
-    return word[:5].rstrip("s") or word[:5]
+    """A word less a plural's s, cut to its first six letters: "cards" and "card" alike, "projects" and "project",
+    but not "final" and "finalization" (five letters made those one word)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:6]
 
 
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -221,6 +224,8 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         before = words[-1] if words and words[-1].isalpha() and 2 <= len(words[-1]) <= 20 else ""
         for word in (after.group(1) if after else "", before):
             low = word.lower()
+            if low in _MONTHS:
+                break  # a date ("May 13", "13 May") counts nothing
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
                 out.add((n, _stem(low)))
     return frozenset(out)
