@@ -297,3 +297,17 @@ def test_a_word_that_only_begins_alike_or_a_date_does_not_anchor_two_counts_to_t
     asked = supersede.question("How many words does my final essay draft contain?")
     assert not supersede.same_thing(draft, goal, asked=asked)  # "final" is not "finalization"
     assert supersede.amounts_of("by May 13, then 13 June") == set()
+
+
+def test_capture_framing_and_its_dates_are_not_words_or_values_of_the_fact() -> None:
+    old = said(1, "User said: I've managed to spot 27 different species in my local park so far", day="2023-05-24")
+    new = said(
+        2,
+        "User said: I just saw a flicker in my local park last weekend (2023-05-27..2023-05-28), which brings my total "
+        "species count to 32",
+        day="2023-05-29",
+    )
+    assert "said" not in old.frame and not {"27", "28", "2023"} & new.values  # "27 species" is no date's 27
+    assert ("32", "specie") in new.amounts  # the word two before counts too: "species count to 32"
+    asked = supersede.question("How many different species of birds have I seen in my local park?")
+    assert supersede.same_thing(old, new, asked=asked)

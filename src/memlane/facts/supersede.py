@@ -47,6 +47,8 @@ _CHOICE = re.compile(
     r"(?:over\s)?(?:[^\W\d_]+\s){0,3}?(?:to|for)\s)(?P<what>[\w.+#-]+(?:\s[\w.+#-]+){0,2})",
     re.IGNORECASE,
 )
+# The day or days capture writes after a relative date: "last weekend (2023-05-27..2023-05-28)".
+_DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -184,6 +186,10 @@ def _reading(
         hh, mm = m.group("at").split(":")
         minute = int(hh) * 60 + int(mm)
         content = content[: m.start()]
+        said = f"{m.group('who')} said:"  # capture's framing of a first-person statement: no word of its own
+        if content.lstrip()[: len(said)].lower() == said.lower():
+            content = content.lstrip()[len(said) :]
+    content = _DATED.sub("", content)  # the date capture adds after "last weekend" is not a value said
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
@@ -221,8 +227,11 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         words = text[max(0, m.start() - 60) : m.start()].split()
         while words and words[-1].lower() in _FILLER:
             words.pop()
-        before = words[-1] if words and words[-1].isalpha() and 2 <= len(words[-1]) <= 20 else ""
-        for word in (after.group(1) if after else "", before):
+        # the word before, and the one before that: "team of 4", "my total species count to 32"
+        before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
+        if not before or before[-1] != words[-1] or before[-1].lower() in STOPWORDS:
+            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it
+        for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low in _MONTHS:
                 break  # a date ("May 13", "13 May") counts nothing
