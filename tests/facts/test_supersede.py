@@ -311,3 +311,32 @@ def test_capture_framing_and_its_dates_are_not_words_or_values_of_the_fact() -> 
     assert ("32", "specie") in new.amounts  # the word two before counts too: "species count to 32"
     asked = supersede.question("How many different species of birds have I seen in my local park?")
     assert supersede.same_thing(old, new, asked=asked)
+
+
+def test_dates_clock_times_names_and_formula_terms_count_nothing() -> None:
+    assert supersede.amounts_of("the June 5 deadline, then 13 June") == set()
+    assert supersede.amounts_of("uploaded at 9:30 PM") == set()
+    assert supersede.amounts_of("I'm working on Sprint 3") == set()
+    assert supersede.amounts_of("the line y = 2x + 3") == set()
+    assert supersede.amounts_of("around 250ms, a 10k run") == {("250", "ms"), ("10", "k")}
+
+
+def test_two_counts_answer_a_question_alike_only_when_they_count_what_it_asks_about() -> None:
+    asked = supersede.question("How many times have I worn my new black sneakers?")
+    worn = said(1, "I've worn my new black sneakers four times already", at="09:00")
+    gym = said(2, "I can commit to 3 times a week at my new gym", at="10:00")
+    assert not supersede.same_thing(worn, gym, asked=asked)  # "times" and "new" only: a count of something else
+    again = said(3, "I wore my black sneakers to run errands, so that's six times now", at="11:00")
+    assert supersede.same_thing(worn, again, asked=asked)
+    hours = supersede.question("How many hours did I spend practicing cake decorating?")
+    video = said(4, "I extended my daily video editing practice to 2.5 hours", at="09:00")
+    cake = said(5, "I've been practicing cake decorating for 14 hours", at="10:00")
+    assert not supersede.same_thing(video, cake, asked=hours)  # one word of the question besides the unit
+    deadline = supersede.question("When is the deadline for submitting my application?")
+    early = said(6, "I submitted my essay 5 days before the deadline", at="09:00")
+    grant = said(7, "I sent my grant application 11 days before the deadline", at="10:00")
+    assert not supersede.same_thing(early, grant, asked=deadline)  # days are not what it asks about
+    speed = supersede.question("What is the average response time of the dashboard API?")
+    old = said(8, "The average response time of the dashboard API is around 250ms", at="09:00")
+    new = said(9, "the dashboard API response time is around 220ms after caching", at="10:00")
+    assert supersede.same_thing(old, new, asked=speed)  # a measure the question need not name

@@ -61,6 +61,8 @@ _AFTER = re.compile(
     r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(%|[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
+# Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
+_MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps rpm kw kwh".split())  # noqa: SIM905
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
@@ -208,8 +210,8 @@ def _reading(
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
     """The amounts a text states, each as (number, what it counts): the word after the number ("10 cards",
-    "78%", "5th project") and the word before it ("level 150", "team of 4"), as five-letter stems; a stopword
-    counts nothing, so a number may give two pairs, one or none."""
+    "78%", "5th project") and the one or two before it ("level 150", "team of 4", "species count to 32"), as
+    stems; a stopword, a name ("Sprint 3"), a date, a clock time or a version counts nothing."""
     out: set[tuple[str, str]] = set()
     for m in _TOKEN.finditer(text):
         token = m.group()
@@ -219,22 +221,27 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         if number is not None and number.group(1).count(".") > 1:
             continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
         n = (number.group(1) if number else token).lower().replace(",", "")
+        if ":" in n:
+            continue  # a clock time ("9:30 PM") or a score ("3:1") counts nothing
         suffix = number.group(2).lower() if number else ""
+        if len(suffix) == 1 and suffix not in ("k", "m", "b"):
+            continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
-            out.add((n, suffix.rstrip("s") or suffix))  # "250ms", "78kg"
+            out.add((n, _stem(suffix)))  # "250ms", "78kg"
             continue
         after = _AFTER.match(text, m.end(), m.end() + 80)
         words = text[max(0, m.start() - 60) : m.start()].split()
+        if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
+            continue  # a date ("June 5", "13 May") counts nothing
         while words and words[-1].lower() in _FILLER:
             words.pop()
         # the word before, and the one before that: "team of 4", "my total species count to 32"
         before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
-        if not before or before[-1] != words[-1] or before[-1].lower() in STOPWORDS:
-            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it
+        if not before or before[-1] != words[-1] or before[-1].lower() in STOPWORDS or before[-1][0].isupper():
+            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
+            # "Sprint 3", "Bootstrap 5": a name with its number is a name
         for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
-            if low in _MONTHS:
-                break  # a date ("May 13", "13 May") counts nothing
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
                 out.add((n, _stem(low)))
     return frozenset(out)
@@ -268,9 +275,17 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     if not (a.subjects == b.subjects or a.subjects & b.subjects):
         return False
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
+        # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
+        # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
+        # "how many times have I worn my new shoes") or of it elsewhere ("5 days before the deadline") is not.
         wanted = asked.frame | asked.values
-        anchor = (a.frame | a.values | a.units) & (b.frame | b.values | b.units) & wanted
-        if len(anchor) >= min(ANCHOR, len(wanted)) and _counts_differ(a, b):
+        apart = _counted_apart(a, b)
+        counted = apart & wanted
+        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS
+        # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
+        # a measure the question need not name ("250ms" for "what is the response time") takes two
+        said_changed = (b if b.when > a.when else a).update
+        if (counted and len(anchor) >= ANCHOR - said_changed) or (apart & _MEASURES and len(anchor) >= ANCHOR):
             return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
@@ -291,8 +306,13 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
 
 def _counts_differ(a: Said, b: Said) -> bool:
     """Whether ``a`` and ``b`` count one thing (the same unit) with other numbers."""
-    units = {u for _, u in a.amounts} & {u for _, u in b.amounts}
-    return any({n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u} for u in units)
+    return bool(_counted_apart(a, b))
+
+
+def _counted_apart(a: Said, b: Said) -> frozenset[str]:
+    """What ``a`` and ``b`` both count (the units), each with other numbers."""
+    units = a.units & b.units
+    return frozenset(u for u in units if {n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u})
 
 
 def supersessions(
