@@ -340,3 +340,20 @@ def test_two_counts_answer_a_question_alike_only_when_they_count_what_it_asks_ab
     old = said(8, "The average response time of the dashboard API is around 250ms", at="09:00")
     new = said(9, "the dashboard API response time is around 220ms after caching", at="10:00")
     assert supersede.same_thing(old, new, asked=speed)  # a measure the question need not name
+
+
+def test_fractions_months_and_a_recent_purchase_join_nothing() -> None:
+    assert supersede.amounts_of("heads twice is 1/4, at least one head is 3/4") == {("one", "head"), ("one", "least")}
+    hours = supersede.question("How many hours did I spend practicing cake decorating in April?")
+    work = said(1, "I cut my work hours to 45 by April 1 and feel drained", day="2026-04-10")
+    video = said(2, "I extended my video editing practice to 2.5 hours on April 12", day="2026-04-12")
+    assert not supersede.same_thing(work, video, asked=hours)  # "April" is when, not what
+    blouse = said(3, "I recently bought a Prada blouse from them and want to earn reward points", at="18:52")
+    glasses = said(4, "I recently bought Gucci sunglasses and want to earn reward points", at="18:54")
+    assert not supersede.same_thing(blouse, glasses)  # two purchases, both true: "recently" says when, not a change
+
+
+def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() -> None:
+    a = said(1, "I ran 5 km at the lake on Sunday", day="2026-03-01")
+    b = said(2, "I now swim 2 km at the lake", day="2026-03-05")
+    assert not supersede.same_thing(a, b, cosine=0.9)  # "lake" alone: a vector's likeness is not the same thing

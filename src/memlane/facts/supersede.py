@@ -35,7 +35,7 @@ _PAST = re.compile(
 )
 # Words a speaker uses when a value changed: the later fact of a group is more surely an update.
 _UPDATE_WORDS = frozenset(
-    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently recently "  # noqa: SIM905
+    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently "  # noqa: SIM905
     "increased decreased improved reduced grew dropped raised lowered reached instead bumped finally rescheduled "
     "extended shortened replaced".split()
 )
@@ -221,8 +221,8 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         if number is not None and number.group(1).count(".") > 1:
             continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
         n = (number.group(1) if number else token).lower().replace(",", "")
-        if ":" in n:
-            continue  # a clock time ("9:30 PM") or a score ("3:1") counts nothing
+        if ":" in n or text[m.end() : m.end() + 1] == "/" or (m.start() and text[m.start() - 1] == "/"):
+            continue  # a clock time ("9:30 PM"), a score ("3:1") or a fraction ("1/4") counts nothing
         suffix = number.group(2).lower() if number else ""
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
@@ -281,7 +281,7 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         wanted = asked.frame | asked.values
         apart = _counted_apart(a, b)
         counted = apart & wanted
-        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS
+        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS - _MONTHS
         # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
         # a measure the question need not name ("250ms" for "what is the response time") takes two
         said_changed = (b if b.when > a.when else a).update
@@ -301,7 +301,7 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     shared = len(a.frame & b.frame)
     if shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
-    return cosine is not None and shared >= 1 and cosine >= COSINE
+    return cosine is not None and shared >= MIN_SHARED - update and cosine >= COSINE
 
 
 def _counts_differ(a: Said, b: Said) -> bool:
