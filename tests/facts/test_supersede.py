@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder
@@ -357,3 +359,11 @@ def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() ->
     a = said(1, "I ran 5 km at the lake on Sunday", day="2026-03-01")
     b = said(2, "I now swim 2 km at the lake", day="2026-03-05")
     assert not supersede.same_thing(a, b, cosine=0.9)  # "lake" alone: a vector's likeness is not the same thing
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=100, deadline=None)
+def test_any_text_reads_without_error(text: str) -> None:
+    found = supersede.read(1, f"{text} (User, 09:00)", "2026-03-03", "memory/2026-03-03.md", 1, [("user", "User")])
+    assert found is not None and all(n and u for n, u in found.amounts)
+    supersede.same_thing(found, found, asked=supersede.question(text))
