@@ -367,3 +367,17 @@ def test_any_text_reads_without_error(text: str) -> None:
     found = supersede.read(1, f"{text} (User, 09:00)", "2026-03-03", "memory/2026-03-03.md", 1, [("user", "User")])
     assert found is not None and all(n and u for n, u in found.amounts)
     supersede.same_thing(found, found, asked=supersede.question(text))
+
+
+def test_what_someone_aims_at_is_another_thing_than_what_is() -> None:
+    assert supersede.amounts_of("keep the response time under 300ms") == {("300", "goal:ms")}
+    assert supersede.amounts_of("aiming for 10 books by March 1") == {("10", "goal:book")}
+    speed = supersede.question("What is the average response time of the dashboard API?")
+    aim = said(1, "I want the dashboard API response time to stay under 300ms", at="09:00")
+    now = said(2, "the dashboard API average response time is around 220ms", at="10:00")
+    assert not supersede.same_thing(aim, now, asked=speed)
+    books = supersede.question("How many books am I aiming to read in my winter reading challenge?")
+    goal = said(3, "I joined a winter reading challenge aiming for 10 books", at="09:00")
+    more = said(4, "I've extended my winter reading challenge goal to 12 books", at="10:00")
+    done = said(5, "I just finished 11 books of my winter reading challenge", at="11:00")
+    assert supersede.same_thing(goal, more, asked=books) and not supersede.same_thing(more, done, asked=books)

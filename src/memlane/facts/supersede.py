@@ -63,6 +63,14 @@ _AFTER = re.compile(
 )
 # Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
 _MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps rpm kw kwh".split())  # noqa: SIM905
+# A bound or an aim before a number: "under 300ms", "aiming for 10 books", "a goal of 12". What someone aims
+# at is another thing than what is ("around 220ms", "finished 11 books"): its unit reads "goal:ms".
+_GOAL = re.compile(
+    r"\b(?:under|below|within|at most|up to|less than|no more than|aim(?:s|ed|ing)?|goals?|targets?|"
+    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to)\s+(?:(?:of|for|to|is|at)\s+)?"
+    r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
+    re.IGNORECASE,
+)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
@@ -227,8 +235,10 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
-            out.add((n, _stem(suffix)))  # "250ms", "78kg"
+            goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+            out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
             continue
+        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         after = _AFTER.match(text, m.end(), m.end() + 80)
         words = text[max(0, m.start() - 60) : m.start()].split()
         if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
@@ -243,7 +253,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
-                out.add((n, _stem(low)))
+                out.add((n, goal + _stem(low)))
     return frozenset(out)
 
 
@@ -274,12 +284,14 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     ``ANCHOR`` of the words and values it names and differ in values it does not name."""
     if not (a.subjects == b.subjects or a.subjects & b.subjects):
         return False
+    if _aim_and_outcome(a, b):
+        return False  # "a goal of 12 books", then "finished 11 books": both stand
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
         # "how many times have I worn my new shoes") or of it elsewhere ("5 days before the deadline") is not.
         wanted = asked.frame | asked.values
-        apart = _counted_apart(a, b)
+        apart = frozenset(u.removeprefix("goal:") for u in _counted_apart(a, b))
         counted = apart & wanted
         anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS - _MONTHS
         # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
@@ -302,6 +314,16 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     if shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
     return cosine is not None and shared >= MIN_SHARED - update and cosine >= COSINE
+
+
+def _aim_and_outcome(a: Said, b: Said) -> bool:
+    """Whether one of ``a`` and ``b`` counts a thing only as an aim ("goal:book") and the other only as what
+    is ("book"), with no count of theirs alike."""
+    if a.units & b.units:
+        return False
+    aims = {u.removeprefix("goal:") for u in a.units if u.startswith("goal:")}
+    other = {u.removeprefix("goal:") for u in b.units if u.startswith("goal:")}
+    return bool((aims & b.units) or (other & a.units))
 
 
 def _counts_differ(a: Said, b: Said) -> bool:
