@@ -381,3 +381,12 @@ def test_what_someone_aims_at_is_another_thing_than_what_is() -> None:
     more = said(4, "I've extended my winter reading challenge goal to 12 books", at="10:00")
     done = said(5, "I just finished 11 books of my winter reading challenge", at="11:00")
     assert supersede.same_thing(goal, more, asked=books) and not supersede.same_thing(more, done, asked=books)
+
+
+def test_how_long_asks_for_a_duration() -> None:
+    asked = supersede.question("How long do I spend on my daily vocal warm-ups?")
+    old = said(1, "I'm curious how my daily vocal warm-ups with the app for 15 minutes each morning affect my acting")
+    new = said(2, "I've stretched my daily vocal warm-ups to 20 minutes, hoping for a clearer voice", at="10:28")
+    assert supersede.same_thing(old, new, asked=asked)
+    what = supersede.question("What do I do in my daily vocal warm-ups?")
+    assert not supersede.same_thing(old, new, asked=what)  # minutes are not what this one asks about

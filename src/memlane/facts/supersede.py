@@ -71,6 +71,8 @@ _GOAL = re.compile(
     r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
     re.IGNORECASE,
 )
+_HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
+_DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
@@ -258,8 +260,11 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 
 
 def question(query: str) -> Said:
-    """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`."""
+    """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`;
+    "how long" asks for a duration, so the units of time are words it names."""
     frame, values = _split(query)
+    if _HOW_LONG.search(query):
+        frame |= _DURATIONS
     return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))
 
 
