@@ -298,7 +298,7 @@ def test_a_word_that_only_begins_alike_or_a_date_does_not_anchor_two_counts_to_t
     goal = said(2, "my daily word count goal of 1,500 words, with the article finalization by May 10", day="2026-05-15")
     asked = supersede.question("How many words does my final essay draft contain?")
     assert not supersede.same_thing(draft, goal, asked=asked)  # "final" is not "finalization"
-    assert supersede.amounts_of("by May 13, then 13 June") == {("13", "date")}
+    assert supersede.amounts_of("by May 13, then 13 June") == set()
 
 
 def test_capture_framing_and_its_dates_are_not_words_or_values_of_the_fact() -> None:
@@ -316,7 +316,7 @@ def test_capture_framing_and_its_dates_are_not_words_or_values_of_the_fact() -> 
 
 
 def test_dates_clock_times_names_and_formula_terms_count_nothing() -> None:
-    assert supersede.amounts_of("the June 5 deadline, then 13 June") == {("5", "date"), ("13", "date")}
+    assert supersede.amounts_of("the June 5 deadline, then 13 June") == set()
     assert supersede.amounts_of("uploaded at 9:30 PM") == set()
     assert supersede.amounts_of("I'm working on Sprint 3") == set()
     assert supersede.amounts_of("the line y = 2x + 3") == set()
@@ -371,7 +371,7 @@ def test_any_text_reads_without_error(text: str) -> None:
 
 def test_what_someone_aims_at_is_another_thing_than_what_is() -> None:
     assert supersede.amounts_of("keep the response time under 300ms") == {("300", "goal:ms")}
-    assert supersede.amounts_of("aiming for 10 books by March 1") == {("10", "goal:book"), ("1", "date")}
+    assert supersede.amounts_of("aiming for 10 books by March 1") == {("10", "goal:book")}
     speed = supersede.question("What is the average response time of the dashboard API?")
     aim = said(1, "I want the dashboard API response time to stay under 300ms", at="09:00")
     now = said(2, "the dashboard API average response time is around 220ms", at="10:00")
@@ -390,14 +390,3 @@ def test_how_long_asks_for_a_duration() -> None:
     assert supersede.same_thing(old, new, asked=asked)
     what = supersede.question("What do I do in my daily vocal warm-ups?")
     assert not supersede.same_thing(old, new, asked=what)  # minutes are not what this one asks about
-
-
-def test_a_deadline_moved_answers_when_but_two_dates_are_not_one_thing_otherwise() -> None:
-    old = said(1, "I set the sprint deadline to April 1 to finish the automation prototype", at="09:24")
-    new = said(2, "I'll update the deadline for my automation prototype to April 5", at="10:14")
-    assert supersede.same_thing(
-        old, new, asked=supersede.question("What is the deadline for the automation prototype?")
-    )
-    dentist = said(3, "I have a dentist appointment at the clinic on May 3", day="2026-04-01")
-    again = said(4, "I have a dentist appointment at the clinic on June 10", day="2026-04-20")
-    assert not supersede.same_thing(dentist, again)  # two appointments

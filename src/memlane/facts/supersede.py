@@ -71,7 +71,6 @@ _GOAL = re.compile(
     r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
     re.IGNORECASE,
 )
-_WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day)\b|\bdeadline|\bdue\b", re.IGNORECASE)
 _HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
 _DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
@@ -245,8 +244,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         after = _AFTER.match(text, m.end(), m.end() + 80)
         words = text[max(0, m.start() - 60) : m.start()].split()
         if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
-            out.add((n, "date"))  # a date ("June 5", "13 May") counts nothing, it answers "when"
-            continue
+            continue  # a date ("June 5", "13 May") counts nothing
         while words and words[-1].lower() in _FILLER:
             words.pop()
         # the word before, and the one before that: "team of 4", "my total species count to 32"
@@ -263,12 +261,10 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 
 def question(query: str) -> Said:
     """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`;
-    "how long" asks for a duration, so the units of time are words it names, and "when" or "deadline" a date."""
+    "how long" asks for a duration, so the units of time are words it names."""
     frame, values = _split(query)
     if _HOW_LONG.search(query):
         frame |= _DURATIONS
-    if _WHEN.search(query):
-        frame |= {"date"}
     return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))
 
 
@@ -336,9 +332,8 @@ def _aim_and_outcome(a: Said, b: Said) -> bool:
 
 
 def _counts_differ(a: Said, b: Said) -> bool:
-    """Whether ``a`` and ``b`` count one thing (the same unit) with other numbers (two dates are two days,
-    not one thing counted twice: only a question asking "when" takes them as its answer)."""
-    return bool(_counted_apart(a, b) - {"date"})
+    """Whether ``a`` and ``b`` count one thing (the same unit) with other numbers."""
+    return bool(_counted_apart(a, b))
 
 
 def _counted_apart(a: Said, b: Said) -> frozenset[str]:
