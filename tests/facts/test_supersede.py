@@ -269,10 +269,20 @@ def test_a_choice_switched_comes_first_in_recall(tmp_path: Path) -> None:
 
 
 def test_what_two_amounts_count_anchors_them_to_the_question() -> None:
-    old = said(1, "I'm building the project gallery with 8 cards and modal popups", at="09:02")
-    new = said(2, "I've added two new projects, so now I have a total of 10 cards", at="09:58")
+    old = said(1, "I'm building the project gallery with 8 cards and modal popups, all displayed correctly", at="09:02")
+    new = said(2, "I've added two new projects, so now I have a total of 10 cards displayed correctly", at="09:58")
     asked = supersede.question("How many project cards are in my gallery?")
     assert supersede.same_thing(old, new, asked=asked)  # "project" and what both count, "cards"
+    # answering one question is not enough: the two must be somewhat alike in their own words too
+    area = said(
+        2,
+        "I'm trying to see how my area calculation skills improved: I've completed 12 problems and my accuracy "
+        "has gone from 70% to 90%, and I've also applied the median length formula to a triangle with given sides",
+        at="09:00",
+    )
+    other = said(3, "I've completed 25 congruence and similarity problems with an accuracy exceeding 90%", at="10:04")
+    counted = supersede.question("How many classification problems have I completed, with what accuracy?")
+    assert not supersede.same_thing(area, other, asked=counted)
     assert said(5, "my coins").frame == said(6, "my coin").frame  # a plural's s is no other word
 
 
@@ -359,6 +369,17 @@ def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() ->
     a = said(1, "I ran 5 km at the lake on Sunday", day="2026-03-01")
     b = said(2, "I now swim 2 km at the lake", day="2026-03-05")
     assert not supersede.same_thing(a, b, cosine=0.9)  # "lake" alone: a vector's likeness is not the same thing
+    # three words in common among many others are not enough either, however alike the vectors
+    area = said(
+        1,
+        "I've now completed 12 geometry problems on area while trying Heron's formula on triangles with known sides, "
+        "comparing base height methods for efficiency in my evening homework sessions at the library",
+    )
+    cong = said(2, "I've now completed 25 geometry problems on congruence and similarity with accuracy", at="10:00")
+    assert not supersede.same_thing(area, cong, cosine=0.95)
+    assert supersede.same_thing(
+        said(3, "my geometry problems: 12 done"), said(4, "my geometry problems: 25 done now"), 0.95
+    )
 
 
 @given(st.text(max_size=300))
