@@ -8,11 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder
 from memlane.facts import supersede
 from memlane.facts.retain import normalize_name
+from memlane.store import StoredFact
 
 
 def said(seq: int, content: str, day: str = "2026-03-03", at: str = "09:00", who: str = "User") -> supersede.Said:
@@ -55,14 +58,14 @@ def test_a_question_in_the_present_or_about_ever_asks_for_the_present(query: str
 
 def test_amounts_keep_what_they_count() -> None:
     assert supersede.amounts_of("now I have a total of 10 cards") == {("10", "card"), ("10", "total")}
-    assert supersede.amounts_of("I now lead six people") == {("six", "lead"), ("six", "peopl")}
+    assert supersede.amounts_of("I now lead six people") == {("six", "lead"), ("six", "people")}
     assert supersede.amounts_of("a quota of 1,200 calls per day and 78%") == {
         ("1200", "call"),
         ("1200", "quota"),
         ("78", "%"),
     }
     assert supersede.amounts_of("my team of 4") == {("4", "team")}  # the word before: "of" counts nothing
-    assert supersede.amounts_of("I finished my 5th project") == {("5", "proje")}  # an ordinal's suffix is no unit
+    assert supersede.amounts_of("I finished my 5th project") == {("5", "projec")}  # an ordinal's suffix is no unit
 
 
 def test_two_statements_of_one_attribute_with_other_values_are_the_same_thing() -> None:
@@ -209,3 +212,202 @@ def test_search_leaves_out_the_logs_of_days_after_now(tmp_path: Path) -> None:
         after = mem.search("best 10K time", now=dt.datetime(2026, 3, 25, 12, 0), min_score=0).results
     assert [r.path for r in before] == ["memory/2026-03-03.md"]
     assert {r.path for r in after} == {"memory/2026-03-03.md", "memory/2026-03-20.md"}
+
+
+def test_search_leaves_out_later_days_before_it_cuts_to_n(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    for day in ("2026-03-01", "2026-03-02", "2026-03-03"):
+        _log(ws, day, [f"W @User: my 10K pace on {day} (User, 08:10)"])
+    for day in ("2026-04-01", "2026-04-02", "2026-04-03", "2026-04-04"):  # later, and a better match
+        _log(ws, day, ["W @User: my best 10K time, my best 10K time, best 10K time again (User, 08:10)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        found = mem.search("best 10K time", max_results=3, now=dt.datetime(2026, 3, 15, 12, 0), min_score=0).results
+    assert sorted(r.path for r in found) == [f"memory/2026-03-0{d}.md" for d in (1, 2, 3)]
+
+
+def test_a_version_counts_nothing_and_a_question_naming_one_still_gets_the_latest_count(tmp_path: Path) -> None:
+    assert supersede.amounts_of("the gallery with 8 cards using Bootstrap 5.3.0 card-deck") == {("8", "card")}
+    asked = supersede.question("What was fact number 17?")
+    assert supersede.named_apart(said(1, "fact number 12 is the moon"), said(2, "fact number 17 is the sun"), asked)
+    ws = tmp_path / "ws"
+    _log(
+        ws,
+        "2026-03-03",
+        [
+            "W @User: I'm building the project gallery with 8 cards using Bootstrap 5.3.0 card-deck (User, 09:02)",
+            "W @User: I've added two new projects, so now I have a total of 10 cards in the gallery (User, 09:58)",
+        ],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        q = "How many project cards are included in my gallery using Bootstrap 5.3.0?"
+        facts = mem.recall(q, k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
+    assert "10 cards" in facts[0].content and facts[1].superseded_by is not None
+
+
+def test_a_choice_switched_is_the_same_thing_whether_or_not_its_name_is_capitalised() -> None:
+    assert supersede.same_thing(
+        said(1, "I use victor mono", day="2026-03-01"), said(2, "switched to hack", day="2026-03-05")
+    )
+    font = said(1, "I use victor mono as my editor font", day="2026-03-01")
+    assert supersede.same_thing(font, said(2, "I switched my editor font to hack", day="2026-03-05"))
+    vim = said(1, "I use vim for editing", day="2026-03-01")
+    assert supersede.same_thing(vim, said(2, "I switched to neovim for editing", day="2026-03-05"))
+    # two tools for two things are both true
+    slack = said(1, "I use slack for team chat", day="2026-03-01")
+    assert not supersede.same_thing(slack, said(2, "I now use notion for notes", day="2026-03-05"))
+    # without a word of change, a second tool is another tool
+    assert not supersede.same_thing(said(1, "I use vim"), said(2, "I use emacs", day="2026-03-05"))
+
+
+def test_a_choice_switched_comes_first_in_recall(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-01", ["W @User: I use victor mono as my editor font (User, 08:10)"])
+    _log(ws, "2026-03-05", ["W @User: I switched my editor font to hack (User, 19:45)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        facts = mem.recall("which editor font do I use?", k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
+    assert "hack" in facts[0].content and facts[1].superseded_by is not None
+
+
+def test_what_two_amounts_count_anchors_them_to_the_question() -> None:
+    old = said(1, "I'm building the project gallery with 8 cards and modal popups, all displayed correctly", at="09:02")
+    new = said(2, "I've added two new projects, so now I have a total of 10 cards displayed correctly", at="09:58")
+    asked = supersede.question("How many project cards are in my gallery?")
+    assert supersede.same_thing(old, new, asked=asked)  # "project" and what both count, "cards"
+    # answering one question is not enough: the two must be somewhat alike in their own words too
+    area = said(
+        2,
+        "I'm trying to see how my area calculation skills improved: I've completed 12 problems and my accuracy "
+        "has gone from 70% to 90%, and I've also applied the median length formula to a triangle with given sides",
+        at="09:00",
+    )
+    other = said(3, "I've completed 25 congruence and similarity problems with an accuracy exceeding 90%", at="10:04")
+    counted = supersede.question("How many classification problems have I completed, with what accuracy?")
+    assert not supersede.same_thing(area, other, asked=counted)
+    assert said(5, "my coins").frame == said(6, "my coin").frame  # a plural's s is no other word
+
+
+def _stored(seq: int, content: str, day: str, at: str) -> StoredFact:
+    path = f"memory/{day}.md"
+    return StoredFact(seq, str(seq), path, seq, seq, "world", f"{content} (User, {at})", day, None, None, None, (), ())
+
+
+def test_search_brings_the_passage_with_the_current_value_before_the_one_it_superseded() -> None:
+    old = _stored(1, "my best 10K time so far is 52 minutes", "2026-03-03", "08:10")
+    trail = _stored(2, "I like trail running in the hills", "2026-03-03", "08:12")  # still true
+    other = _stored(3, "I bought new running shoes", "2026-03-05", "09:00")
+    new = _stored(4, "my best 10K time is now 49 minutes", "2026-03-09", "19:45")
+    passages = [[old, trail], [other], [new]]
+    assert supersede.passage_order(passages, "what is my best 10K time?") == [2, 0, 1]
+    assert supersede.passage_order(passages, "what was my best 10K time at first?") == [0, 1, 2]
+    # a passage whose facts were all superseded comes after the rest, what superseded it where it stood
+    assert supersede.passage_order([[old], [other], [new]], "what is my best 10K time?") == [2, 1, 0]
+
+
+def test_a_word_that_only_begins_alike_or_a_date_does_not_anchor_two_counts_to_the_question() -> None:
+    draft = said(1, "my final essay draft reached 4,700 words by May 13", day="2026-05-13")
+    goal = said(2, "my daily word count goal of 1,500 words, with the article finalization by May 10", day="2026-05-15")
+    asked = supersede.question("How many words does my final essay draft contain?")
+    assert not supersede.same_thing(draft, goal, asked=asked)  # "final" is not "finalization"
+    assert supersede.amounts_of("by May 13, then 13 June") == set()
+
+
+def test_capture_framing_and_its_dates_are_not_words_or_values_of_the_fact() -> None:
+    old = said(1, "User said: I've managed to spot 27 different species in my local park so far", day="2023-05-24")
+    new = said(
+        2,
+        "User said: I just saw a flicker in my local park last weekend (2023-05-27..2023-05-28), which brings my total "
+        "species count to 32",
+        day="2023-05-29",
+    )
+    assert "said" not in old.frame and not {"27", "28", "2023"} & new.values  # "27 species" is no date's 27
+    assert ("32", "specie") in new.amounts  # the word two before counts too: "species count to 32"
+    asked = supersede.question("How many different species of birds have I seen in my local park?")
+    assert supersede.same_thing(old, new, asked=asked)
+
+
+def test_dates_clock_times_names_and_formula_terms_count_nothing() -> None:
+    assert supersede.amounts_of("the June 5 deadline, then 13 June") == set()
+    assert supersede.amounts_of("uploaded at 9:30 PM") == set()
+    assert supersede.amounts_of("I'm working on Sprint 3") == set()
+    assert supersede.amounts_of("the line y = 2x + 3") == set()
+    assert supersede.amounts_of("around 250ms, a 10k run") == {("250", "ms"), ("10", "k")}
+
+
+def test_two_counts_answer_a_question_alike_only_when_they_count_what_it_asks_about() -> None:
+    asked = supersede.question("How many times have I worn my new black sneakers?")
+    worn = said(1, "I've worn my new black sneakers four times already", at="09:00")
+    gym = said(2, "I can commit to 3 times a week at my new gym", at="10:00")
+    assert not supersede.same_thing(worn, gym, asked=asked)  # "times" and "new" only: a count of something else
+    again = said(3, "I wore my black sneakers to run errands, so that's six times now", at="11:00")
+    assert supersede.same_thing(worn, again, asked=asked)
+    hours = supersede.question("How many hours did I spend practicing cake decorating?")
+    video = said(4, "I extended my daily video editing practice to 2.5 hours", at="09:00")
+    cake = said(5, "I've been practicing cake decorating for 14 hours", at="10:00")
+    assert not supersede.same_thing(video, cake, asked=hours)  # one word of the question besides the unit
+    deadline = supersede.question("When is the deadline for submitting my application?")
+    early = said(6, "I submitted my essay 5 days before the deadline", at="09:00")
+    grant = said(7, "I sent my grant application 11 days before the deadline", at="10:00")
+    assert not supersede.same_thing(early, grant, asked=deadline)  # days are not what it asks about
+    speed = supersede.question("What is the average response time of the dashboard API?")
+    old = said(8, "The average response time of the dashboard API is around 250ms", at="09:00")
+    new = said(9, "the dashboard API response time is around 220ms after caching", at="10:00")
+    assert supersede.same_thing(old, new, asked=speed)  # a measure the question need not name
+
+
+def test_fractions_months_and_a_recent_purchase_join_nothing() -> None:
+    assert supersede.amounts_of("heads twice is 1/4, at least one head is 3/4") == {("one", "head"), ("one", "least")}
+    hours = supersede.question("How many hours did I spend practicing cake decorating in April?")
+    work = said(1, "I cut my work hours to 45 by April 1 and feel drained", day="2026-04-10")
+    video = said(2, "I extended my video editing practice to 2.5 hours on April 12", day="2026-04-12")
+    assert not supersede.same_thing(work, video, asked=hours)  # "April" is when, not what
+    blouse = said(3, "I recently bought a Prada blouse from them and want to earn reward points", at="18:52")
+    glasses = said(4, "I recently bought Gucci sunglasses and want to earn reward points", at="18:54")
+    assert not supersede.same_thing(blouse, glasses)  # two purchases, both true: "recently" says when, not a change
+
+
+def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() -> None:
+    a = said(1, "I ran 5 km at the lake on Sunday", day="2026-03-01")
+    b = said(2, "I now swim 2 km at the lake", day="2026-03-05")
+    assert not supersede.same_thing(a, b, cosine=0.9)  # "lake" alone: a vector's likeness is not the same thing
+    # three words in common among many others are not enough either, however alike the vectors
+    area = said(
+        1,
+        "I've now completed 12 geometry problems on area while trying Heron's formula on triangles with known sides, "
+        "comparing base height methods for efficiency in my evening homework sessions at the library",
+    )
+    cong = said(2, "I've now completed 25 geometry problems on congruence and similarity with accuracy", at="10:00")
+    assert not supersede.same_thing(area, cong, cosine=0.95)
+    assert supersede.same_thing(
+        said(3, "my geometry problems: 12 done"), said(4, "my geometry problems: 25 done now"), 0.95
+    )
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=100, deadline=None)
+def test_any_text_reads_without_error(text: str) -> None:
+    found = supersede.read(1, f"{text} (User, 09:00)", "2026-03-03", "memory/2026-03-03.md", 1, [("user", "User")])
+    assert found is not None and all(n and u for n, u in found.amounts)
+    supersede.same_thing(found, found, asked=supersede.question(text))
+
+
+def test_what_someone_aims_at_is_another_thing_than_what_is() -> None:
+    assert supersede.amounts_of("keep the response time under 300ms") == {("300", "goal:ms")}
+    assert supersede.amounts_of("aiming for 10 books by March 1") == {("10", "goal:book")}
+    speed = supersede.question("What is the average response time of the dashboard API?")
+    aim = said(1, "I want the dashboard API response time to stay under 300ms", at="09:00")
+    now = said(2, "the dashboard API average response time is around 220ms", at="10:00")
+    assert not supersede.same_thing(aim, now, asked=speed)
+    books = supersede.question("How many books am I aiming to read in my winter reading challenge?")
+    goal = said(3, "I joined a winter reading challenge aiming for 10 books", at="09:00")
+    more = said(4, "I've extended my winter reading challenge goal to 12 books", at="10:00")
+    done = said(5, "I just finished 11 books of my winter reading challenge", at="11:00")
+    assert supersede.same_thing(goal, more, asked=books) and not supersede.same_thing(more, done, asked=books)
+
+
+def test_how_long_asks_for_a_duration() -> None:
+    asked = supersede.question("How long do I spend on my daily vocal warm-ups?")
+    old = said(1, "I'm curious how my daily vocal warm-ups with the app for 15 minutes each morning affect my acting")
+    new = said(2, "I've stretched my daily vocal warm-ups to 20 minutes, hoping for a clearer voice", at="10:28")
+    assert supersede.same_thing(old, new, asked=asked)
+    what = supersede.question("What do I do in my daily vocal warm-ups?")
+    assert not supersede.same_thing(old, new, asked=what)  # minutes are not what this one asks about

@@ -314,10 +314,7 @@ def by_time(
             cosine = lambda i, j: float(sims[i, j])  # noqa: E731
     question = supersede.question(query)
     found = supersede.supersessions(said, cosine, question)
-    if question.values:  # "fact number 17", "did I pay 30 euros": the question names the value it wants
-        named = {s.seq: s.values & question.values for s in said}
-        told = {sup.by for seq, sup in found.items() if named[seq] != named[sup.by]}
-        found = {seq: sup for seq, sup in found.items() if sup.by not in told}
+    found = supersede.unnamed(found, said, question)  # "fact number 17": the question names the value it wants
     if not found:
         return ranked
     past = supersede.asks_for_past(query)

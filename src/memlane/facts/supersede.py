@@ -23,7 +23,6 @@ from typing import Any
 from ..search.ranking import SearchResult
 from ..store import FactIndex, StoredFact
 from ..text.keywords import STOPWORDS
-from ..workspace import day_of
 from .retain import PROVENANCE, normalize_name
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
@@ -36,11 +35,20 @@ _PAST = re.compile(
 )
 # Words a speaker uses when a value changed: the later fact of a group is more surely an update.
 _UPDATE_WORDS = frozenset(
-    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently recently "  # noqa: SIM905
+    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently "  # noqa: SIM905
     "increased decreased improved reduced grew dropped raised lowered reached instead bumped finally rescheduled "
     "extended shortened replaced".split()
 )
 _UPDATE_PHRASES = ("no longer", "so far", "since then", "went up", "went down", "total of")
+# A choice: what someone uses, or switched, changed, upgraded or moved over to ("I use victor mono", "switched
+# my editor font to hack"): up to three words, read up to the first stopword.
+_CHOICE = re.compile(
+    r"\b(?:(?P<verb>use|uses|using)\s|(?P<switch>switch|switched|switching|changed|upgraded|migrated)\s"
+    r"(?:over\s)?(?:[^\W\d_]+\s){0,3}?(?:to|for)\s)(?P<what>[\w.+#-]+(?:\s[\w.+#-]+){0,2})",
+    re.IGNORECASE,
+)
+# The day or days capture writes after a relative date: "last weekend (2023-05-27..2023-05-28)".
+_DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -53,6 +61,18 @@ _AFTER = re.compile(
     r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(%|[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
+# Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
+_MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps rpm kw kwh".split())  # noqa: SIM905
+# A bound or an aim before a number: "under 300ms", "aiming for 10 books", "a goal of 12". What someone aims
+# at is another thing than what is ("around 220ms", "finished 11 books"): its unit reads "goal:ms".
+_GOAL = re.compile(
+    r"\b(?:under|below|within|at most|up to|less than|no more than|aim(?:s|ed|ing)?|goals?|targets?|"
+    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to)\s+(?:(?:of|for|to|is|at)\s+)?"
+    r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
+    re.IGNORECASE,
+)
+_HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
+_DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
@@ -72,6 +92,8 @@ _SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
 OVERLAP = 0.4  # Jaccard of the two frames, for two facts to be about the same thing ...
 MIN_SHARED = 3  # frame words in common, one fewer when the later says it changed ("Ana talked about violin on
 # day 8" is not "... sourdough on day 5": two words shared, no word of change)
+ASKED_OVERLAP = 0.15  # Jaccard of the frames of two facts answering a question alike (the question's words are
+# not enough: on BEAM confirm, 14 of 22 joins shown joined different things, most under 0.15)
 COSINE = 0.8  # ... or their vectors this close (values and all)
 ANCHOR = 2  # words or values of the question that two facts answering it alike both hold
 MAX_FRAME = 24  # a fact saying more than this many things is about several: never grouped
@@ -88,7 +110,12 @@ class Said:
     frame: frozenset[str]  # its words with values, subjects and stopwords set aside (five-letter stems)
     values: frozenset[str]  # numbers with their units, number words, months, names inside the text
     update: bool  # says the value changed
-    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "cards")
+    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
+
+    @property
+    def units(self) -> frozenset[str]:
+        """What its amounts count ("card" of "10 cards"): words of the attribute, though read with a number."""
+        return frozenset(u for _, u in self.amounts)
 
 
 @dataclass(frozen=True)
@@ -107,14 +134,33 @@ def asks_for_past(query: str) -> bool:
     return bool(_PAST.search(query))
 
 
+def _stem(word: str) -> str:
+    """A word less a plural's s, cut to its first six letters: "cards" and "card" alike, "projects" and "project",
+    but not "final" and "finalization" (five letters made those one word)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:6]
+
+
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(frame, values) of a fact's text: see :class:`Said`."""
     values: set[str] = set()
     for num in _NUMBER.finditer(content):
         values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+    chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
+    verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
+    for m in _CHOICE.finditer(content):
+        verbs.add(_stem((m.group("verb") or m.group("switch")).lower()))
+        for w in _WORD.findall(m.group("what")):
+            if w.lower() in STOPWORDS:
+                break
+            chosen.add(w.lower())
+    values |= chosen
     frame: set[str] = set()
     for i, w in enumerate(_WORD.findall(_NUMBER.sub(" ", content))):
         low = w.lower()
+        if low in chosen:
+            continue
         if low in _NUMBER_WORDS or low in _MONTHS:
             values.add(low)
         elif low in STOPWORDS or low in _SELF or len(low) < 3:
@@ -122,7 +168,9 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
         elif w[:1].isupper() and i > 0 and not w.isupper():
             values.add(low)  # a name inside the text: "switched to Garmin"
         else:
-            frame.add(low[:5])
+            frame.add(_stem(low))
+    if verbs:
+        frame = (frame - verbs) | {"use"}
     return frozenset(frame), frozenset(values)
 
 
@@ -152,6 +200,10 @@ def _reading(
         hh, mm = m.group("at").split(":")
         minute = int(hh) * 60 + int(mm)
         content = content[: m.start()]
+        said = f"{m.group('who')} said:"  # capture's framing of a first-person statement: no word of its own
+        if content.lstrip()[: len(said)].lower() == said.lower():
+            content = content.lstrip()[len(said) :]
+    content = _DATED.sub("", content)  # the date capture adds after "last weekend" is not a value said
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
@@ -161,7 +213,7 @@ def _reading(
     opener = normalize_name(first.group(1)) if first else ""
     subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
     frame, values = _split(content)
-    names = {n[:5] for n in norms}
+    names = {_stem(n) for n in norms}
     frame = frozenset(w for w in frame if w not in names)
     low = content.lower()
     update = any(p in low for p in _UPDATE_PHRASES) or not _UPDATE_WORDS.isdisjoint(_WORD.findall(low))
@@ -170,35 +222,67 @@ def _reading(
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
     """The amounts a text states, each as (number, what it counts): the word after the number ("10 cards",
-    "78%", "5th project") and the word before it ("level 150", "team of 4"), as five-letter stems; a stopword
-    counts nothing, so a number may give two pairs, one or none."""
+    "78%", "5th project") and the one or two before it ("level 150", "team of 4", "species count to 32"), as
+    stems; a stopword, a name ("Sprint 3"), a date, a clock time or a version counts nothing."""
     out: set[tuple[str, str]] = set()
     for m in _TOKEN.finditer(text):
         token = m.group()
         number = _LEADING.fullmatch(token)
         if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
             continue  # not a number, or a version's later part ("v1.2")
+        if number is not None and number.group(1).count(".") > 1:
+            continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
         n = (number.group(1) if number else token).lower().replace(",", "")
+        if ":" in n or text[m.end() : m.end() + 1] == "/" or (m.start() and text[m.start() - 1] == "/"):
+            continue  # a clock time ("9:30 PM"), a score ("3:1") or a fraction ("1/4") counts nothing
         suffix = number.group(2).lower() if number else ""
+        if len(suffix) == 1 and suffix not in ("k", "m", "b"):
+            continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
-            out.add((n, suffix.rstrip("s") or suffix))  # "250ms", "78kg"
+            goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+            out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
             continue
+        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         after = _AFTER.match(text, m.end(), m.end() + 80)
         words = text[max(0, m.start() - 60) : m.start()].split()
+        if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
+            continue  # a date ("June 5", "13 May") counts nothing
         while words and words[-1].lower() in _FILLER:
             words.pop()
-        before = words[-1] if words and words[-1].isalpha() and 2 <= len(words[-1]) <= 20 else ""
-        for word in (after.group(1) if after else "", before):
+        # the word before, and the one before that: "team of 4", "my total species count to 32"
+        before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
+        if not before or before[-1] != words[-1] or before[-1].lower() in STOPWORDS or before[-1][0].isupper():
+            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
+            # "Sprint 3", "Bootstrap 5": a name with its number is a name
+        for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
-                out.add((n, low[:5].rstrip("s")))
+                out.add((n, goal + _stem(low)))
     return frozenset(out)
 
 
 def question(query: str) -> Said:
-    """A question read as a fact is (its words and the values it names), to anchor :func:`same_thing`."""
+    """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`;
+    "how long" asks for a duration, so the units of time are words it names."""
     frame, values = _split(query)
-    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False)
+    if _HOW_LONG.search(query):
+        frame |= _DURATIONS
+    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))
+
+
+def named_apart(a: Said, b: Said, asked: Said) -> bool:
+    """Whether the question picks one of ``a`` and ``b`` by a number it names: "what was fact number 17?"
+    between "fact number 12 ..." and "fact number 17 ...". Only a number that one of them counts in a unit the
+    other counts differently picks: "How many cards are in my Bootstrap 5.3.0 gallery?" names no count."""
+    named = {n for n, _ in asked.amounts}
+    if not named:
+        return False
+    for unit in {u for _, u in a.amounts} & {u for _, u in b.amounts}:
+        here = {n for n, u in a.amounts if u == unit}
+        there = {n for n, u in b.amounts if u == unit}
+        if here != there and here & named != there & named:
+            return True
+    return False
 
 
 def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None = None) -> bool:
@@ -207,10 +291,23 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     ``ANCHOR`` of the words and values it names and differ in values it does not name."""
     if not (a.subjects == b.subjects or a.subjects & b.subjects):
         return False
+    if _aim_and_outcome(a, b):
+        return False  # "a goal of 12 books", then "finished 11 books": both stand
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
+        # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
+        # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
+        # "how many times have I worn my new shoes") or of it elsewhere ("5 days before the deadline") is not.
         wanted = asked.frame | asked.values
-        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted
-        if len(anchor) >= min(ANCHOR, len(wanted)) and _counts_differ(a, b):
+        apart = frozenset(u.removeprefix("goal:") for u in _counted_apart(a, b))
+        counted = apart & wanted
+        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS - _MONTHS
+        # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
+        # a measure the question need not name ("250ms" for "what is the response time") takes two
+        said_changed = (b if b.when > a.when else a).update
+        alike = len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)  # and somewhat in their own words
+        if alike and (
+            (counted and len(anchor) >= ANCHOR - said_changed) or (apart & _MEASURES and len(anchor) >= ANCHOR)
+        ):
             return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
@@ -221,16 +318,34 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
     update = (b if b.when > a.when else a).update
     if not (update or _counts_differ(a, b)):
         return False
+    if update and a.frame == b.frame == {"use"}:
+        return True  # a choice and nothing more: "I use victor mono", then "switched to hack"
     shared = len(a.frame & b.frame)
     if shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP:
         return True
-    return cosine is not None and shared >= 1 and cosine >= COSINE
+    alike = shared >= ASKED_OVERLAP * len(a.frame | b.frame)  # the vector stands in for 0.4, not for any overlap
+    return cosine is not None and shared >= MIN_SHARED - update and alike and cosine >= COSINE
+
+
+def _aim_and_outcome(a: Said, b: Said) -> bool:
+    """Whether one of ``a`` and ``b`` counts a thing only as an aim ("goal:book") and the other only as what
+    is ("book"), with no count of theirs alike."""
+    if a.units & b.units:
+        return False
+    aims = {u.removeprefix("goal:") for u in a.units if u.startswith("goal:")}
+    other = {u.removeprefix("goal:") for u in b.units if u.startswith("goal:")}
+    return bool((aims & b.units) or (other & a.units))
 
 
 def _counts_differ(a: Said, b: Said) -> bool:
     """Whether ``a`` and ``b`` count one thing (the same unit) with other numbers."""
-    units = {u for _, u in a.amounts} & {u for _, u in b.amounts}
-    return any({n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u} for u in units)
+    return bool(_counted_apart(a, b))
+
+
+def _counted_apart(a: Said, b: Said) -> frozenset[str]:
+    """What ``a`` and ``b`` both count (the units), each with other numbers."""
+    units = a.units & b.units
+    return frozenset(u for u in units if {n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u})
 
 
 def supersessions(
@@ -279,25 +394,49 @@ def updates(facts: Iterable[StoredFact]) -> list[dict[str, Any]]:
     return out
 
 
-def stale_passages(passages: Sequence[Sequence[StoredFact]], query: str) -> set[int]:
-    """Which passages (each given as the facts on its lines) hold only facts superseded by a later one of the
-    passages, for a question about the present: a search shows them after the rest."""
+def passage_order(passages: Sequence[Sequence[StoredFact]], query: str) -> list[int]:
+    """The order to show passages in (each given as the facts on its lines, best first), for a question about the
+    present: a passage holding what superseded a fact of a better-ranked one comes right before it (the current
+    value first, the earlier next to it), and a passage whose facts were all superseded comes after the rest."""
     if asks_for_past(query):
-        return set()
+        return list(range(len(passages)))
     every = {f.seq: f for facts in passages for f in facts}
-    said = [read_fact(f) for f in every.values()]
-    found = supersessions([s for s in said if s is not None], None, question(query))
-    return {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+    said = [s for s in (read_fact(f) for f in every.values()) if s is not None]
+    asked = question(query)
+    found = unnamed(supersessions(said, None, asked), said, asked)
+    where: dict[int, int] = {}
+    for i, facts in enumerate(passages):
+        for f in facts:
+            where.setdefault(f.seq, i)
+    pulls: dict[int, set[int]] = {}  # a passage -> the later passages holding what superseded its facts
+    for seq, sup in found.items():
+        i, j = where[seq], where.get(sup.by)
+        if j is not None and j > i:
+            pulls.setdefault(i, set()).add(j)
+    stale = {i for i, facts in enumerate(passages) if facts and all(f.seq in found for f in facts)}
+    out: list[int] = []
+    placed: set[int] = set()
+    for i in range(len(passages)):
+        for j in [*sorted(pulls.get(i, set()) - stale), i]:
+            if j not in placed:
+                out.append(j)
+                placed.add(j)
+    return [i for i in out if i not in stale] + [i for i in out if i in stale]
 
 
-def current_first(
-    results: list[SearchResult], facts: FactIndex, query: str, now: dt.datetime | None
-) -> list[SearchResult]:
-    """``results`` less the daily logs of days after ``now`` (what was said later is no answer), with a
-    passage whose facts were all superseded by another passage's moved after the rest (for a question about
-    the present: :func:`stale_passages`)."""
-    if now is not None:
-        results = [r for r in results if (day_of(r.path) or dt.date.min) <= now.date()]
+def unnamed(found: dict[int, Supersession], said: Sequence[Said], asked: Said) -> dict[int, Supersession]:
+    """``found`` less the groups the question picks a member of by a number it names (:func:`named_apart`):
+    "fact number 17", "did I pay 30 euros" are answered by that fact, not moved aside."""
+    if not asked.amounts:
+        return found
+    of = {s.seq: s for s in said}
+    told = {sup.by for seq, sup in found.items() if named_apart(of[seq], of[sup.by], asked)}
+    return {seq: sup for seq, sup in found.items() if sup.by not in told}
+
+
+def current_first(results: list[SearchResult], facts: FactIndex, query: str) -> list[SearchResult]:
+    """``results`` (the daily logs of days after ``now`` already left out by the search's ranking) in the order
+    :func:`passage_order` gives, for a question about the present."""
     if len(results) < 2 or asks_for_past(query):  # nothing to reorder: no file's facts are read
         return results
     files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
@@ -305,10 +444,7 @@ def current_first(
         [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
         for r in results
     ]
-    stale = stale_passages(passages, query)
-    if not stale:
-        return results
-    return [r for i, r in enumerate(results) if i not in stale] + [r for i, r in enumerate(results) if i in stale]
+    return [results[i] for i in passage_order(passages, query)]
 
 
 def order(

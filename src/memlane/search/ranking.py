@@ -24,6 +24,7 @@ from ..errors import ProviderError
 from ..store import IndexStore, StoredChunk
 from ..text.keywords import STOPWORDS, asks_about_assistant, content_terms, match_expression, query_terms
 from ..text.origin import origins_in
+from ..workspace import day_of
 from .feedback import feedback_hits
 from .live import SearchVectors
 from .priors import apply_priors
@@ -130,8 +131,9 @@ def rank(
     notes: list[str] | None = None,
 ) -> tuple[list[SearchResult], str]:
     """Top results for ``query`` and the mode used ("hybrid", "keyword" or "vector"): fused scores, then the
-    priors of ``settings`` (priors.py: file, time read against ``now``, recency, archive), then the
-    ``reranker``'s blend if one is given (rerank.py; a failure is told in ``notes``), then windows."""
+    priors of ``settings`` (priors.py: file, time read against ``now``, recency, archive), less the daily logs
+    of days after ``now`` (before the cut, so a later day never takes a place), then the ``reranker``'s blend if
+    one is given (rerank.py; a failure is told in ``notes``), then windows."""
     hybrid, window = settings.hybrid, settings.window
     ranked, mode = _score(store, query, query_vec, vectors, hybrid, max_results * hybrid.candidate_multiplier)
     use_vector, use_text = mode in ("hybrid", "vector"), mode in ("hybrid", "keyword")
@@ -139,6 +141,8 @@ def rank(
     paths = {seq: row.path for seq, row in rows_by_seq.items()}
     ranked = apply_priors(ranked, paths, settings.priors, query, now, settings.archive_weight)
     ranked = [c for c in ranked if c.score >= min_score]
+    if now is not None:  # a daily log of a day after ``now`` is no answer: left out before the cut to n
+        ranked = [c for c in ranked if (day_of(paths.get(c.seq, "")) or dt.date.min) <= now.date()]
     if reranker is not None and len(ranked) > 1:
         ranked = _rerank(reranker, query, ranked, rows_by_seq, settings.rerank, notes)
     if hybrid.mmr.enabled and len(ranked) > 1:
