@@ -206,3 +206,18 @@ def test_a_notebook_traceback_is_machine_text_with_its_numbered_source_lines() -
     assert read_prose("What I counted:\n3 cats came home (two black)\n4 dogs stayed out").units == [
         "What I counted: 3 cats came home (two black) 4 dogs stayed out"
     ]
+
+
+def test_a_bare_done_followed_by_what_the_person_is_to_do_is_no_outcome() -> None:
+    """"Done. Reload the terminal to see it." says nothing of what was done: no bullet (it ranked second in an
+    owner's context, above the answer). A "Done." followed by what was done is still one."""
+    texts = _texts(
+        [
+            _t("user", "Can you switch the terminal font to Hack?"),
+            _t("assistant", "Done. Reload Kitty to see it.", 1),
+            _t("user", "And make the tab bar smaller."),
+            _t("assistant", "Done. Set tab_bar_min_tabs to 2 in `kitty.conf`.", 3),
+        ]
+    )
+    assert not any("Reload" in t for t in texts), texts
+    assert any("tab_bar_min_tabs" in t for t in texts), texts

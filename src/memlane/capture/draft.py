@@ -227,6 +227,14 @@ NARRATION = re.compile(
     re.IGNORECASE,
 )
 _SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
+# What the person is to do next, said after a bare "Done.": "Reload WezTerm to see it.", "Restart the shell."
+# The "Done." then says nothing of what was done, and the step is advice: neither is an outcome.
+_NEXT_STEP = re.compile(
+    r"^(?:now\s+|then\s+|just\s+|please\s+)?(?:reload|restart|re-?run|relaunch|reopen|refresh|source|open|press|hit|"
+    r"click|log (?:out|in|back in)|sign (?:out|in)|close|quit|exit|launch|start|run|check|verify|see|paste|copy|"
+    r"type|go to|switch to|reboot|re-?login)\b",
+    re.I,
+)
 
 # --- a unit's shape --------------------------------------------------------------------------------
 
@@ -546,7 +554,12 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
         k += 1
         if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
             nxt = units[k]
-            if not _ADVICE.search(nxt) and not nxt.endswith("?") and not NARRATION.match(nxt):
+            if (
+                not _ADVICE.search(nxt)
+                and not nxt.endswith("?")
+                and not NARRATION.match(nxt)
+                and not _NEXT_STEP.match(nxt)
+            ):
                 u = f"{u} {nxt}"
                 k += 1
             else:
