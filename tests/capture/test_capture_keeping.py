@@ -209,8 +209,8 @@ def test_a_notebook_traceback_is_machine_text_with_its_numbered_source_lines() -
 
 
 def test_a_bare_done_followed_by_what_the_person_is_to_do_is_no_outcome() -> None:
-    """"Done. Reload the terminal to see it." says nothing of what was done: no bullet (it ranked second in an
-    owner's context, above the answer). A "Done." followed by what was done is still one."""
+    """A bare "Done." then "Reload the terminal to see it." says nothing of what was done: no bullet (it ranked
+    second in an owner's context, above the answer). A "Done." followed by what was done is still one."""
     texts = _texts(
         [
             _t("user", "Can you switch the terminal font to Hack?"),
