@@ -47,7 +47,7 @@ def append(log: Path, record: dict[str, Any]) -> None:
     """One record, as one write to a file opened for appending (0600): records of processes writing at once do
     not interleave."""
     line = json.dumps({"at": _now(), **record}, ensure_ascii=True) + "\n"  # no line break inside, whatever a path holds
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_for_output(log)
     try:
         os.write(fd, line.encode())
     finally:
@@ -57,6 +57,13 @@ def append(log: Path, record: dict[str, Any]) -> None:
 def open_for_output(log: Path) -> int:
     """A file descriptor appending to ``log`` (made 0600 if new): where a capture's own output goes."""
     return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+
+def group_options(workspace: str | None, agent: str | None, config: str | None) -> list[str]:
+    """``--workspace``, ``--agent``, ``--config`` as a hook was given them: the capture it starts, and the
+    command doctor gives to capture its transcript again, run where the hook ran."""
+    given = (("--workspace", workspace), ("--agent", agent), ("--config", config))
+    return [part for flag, value in given if value is not None for part in (flag, value)]
 
 
 @contextlib.contextmanager

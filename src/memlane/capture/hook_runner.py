@@ -6,11 +6,12 @@ that cannot load memlane) ends in a record ``memlane doctor`` reads."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from .hook_log import RESULT_MAX, append
+from .hook_log import RESULT_MAX, append, open_for_output
 
 
 def _run(ident: str, log: Path, argv: list[str]) -> int:
@@ -21,8 +22,11 @@ def _run(ident: str, log: Path, argv: list[str]) -> int:
         done = subprocess.run(argv, stdin=sys.stdin, capture_output=True, check=False)
         out = done.stdout.decode("utf-8", "replace")
         err = done.stderr.decode("utf-8", "replace")
-        with open(log, "a", encoding="utf-8") as handle:  # the capture's own words, for a person reading the log
-            handle.write(out + err)
+        fd = open_for_output(log)  # the capture's own words, for a person reading the log
+        try:
+            os.write(fd, (out + err).encode("utf-8"))
+        finally:
+            os.close(fd)
         said = [line for line in (out + err).splitlines() if line.strip() and not line.startswith("note:")]
         if done.returncode == 0:
             ok, result = True, said[-1] if said else "done"

@@ -11,7 +11,7 @@ import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..capture.hook_log import Logged, capture_log, read_log
+from ..capture.hook_log import Logged, capture_log, group_options, read_log
 from ..config import AgentConfig, memlane_home
 from ..errors import MemlaneError
 from ..facts.entities import entity_hints
@@ -213,11 +213,8 @@ def _captures(cfg: AgentConfig, workspace: Path) -> Check:
 
 def _again(entry: Logged) -> list[str]:
     """The command that captures the entry's transcript again, where its hook captured it."""
-    argv = ["memlane"]
-    for flag, value in (("--workspace", entry.workspace), ("--agent", entry.agent), ("--config", entry.config)):
-        if value is not None:
-            argv += [flag, value]
-    return [*argv, "capture", "--transcript", entry.transcript]
+    options = group_options(entry.workspace, entry.agent, entry.config)
+    return ["memlane", *options, "capture", "--transcript", entry.transcript]
 
 
 def _backup(cfg: AgentConfig, workspace: Path) -> Check:

@@ -16,6 +16,7 @@ import click
 
 from ...capture import FORMATS
 from ...capture.backfill import KINDS as IMPORT_KINDS
+from ...capture.hook_log import group_options
 from ...errors import MAX_COUNT, MemlaneError
 from ..host_names import HOSTS as INSTALL_HOSTS
 from .background import detach_capture
@@ -281,11 +282,8 @@ def _given(ctx: click.Context) -> dict[str, str | None]:
 
 def _hook_argv(given: dict[str, str | None], host: str | None) -> list[str]:
     """This hook call's command line without ``--background``."""
-    argv = [sys.executable, "-m", "memlane"]
-    for flag, key in (("--workspace", "workspace"), ("--agent", "agent"), ("--config", "config")):
-        if given.get(key) is not None:
-            argv += [flag, str(given[key])]
-    return argv + ["hook", "capture"] + (["--host", host] if host else [])
+    options = group_options(given.get("workspace"), given.get("agent"), given.get("config"))
+    return [sys.executable, "-m", "memlane", *options, "hook", "capture"] + (["--host", host] if host else [])
 
 
 def _existing(raw: str | None) -> str | None:
