@@ -18,6 +18,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..search.ranking import SearchResult
@@ -112,9 +113,10 @@ class Said:
     update: bool  # says the value changed
     amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
 
-    @property
+    @cached_property
     def units(self) -> frozenset[str]:
-        """What its amounts count ("card" of "10 cards"): words of the attribute, though read with a number."""
+        """What its amounts count ("card" of "10 cards"): words of the attribute, though read with a number. Read
+        once per fact: the pairwise loop of :func:`supersessions` asks for it several times per pair."""
         return frozenset(u for _, u in self.amounts)
 
 
@@ -238,11 +240,10 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         suffix = number.group(2).lower() if number else ""
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
+        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         if suffix and suffix not in ("st", "nd", "rd", "th"):
-            goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
             out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
             continue
-        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         after = _AFTER.match(text, m.end(), m.end() + 80)
         words = text[max(0, m.start() - 60) : m.start()].split()
         if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
