@@ -17,6 +17,7 @@ from ..facts.supersede import current_first
 from ..search.ranking import SearchResponse, chunk_scores, rank
 from ..search.rerank import Reranker, make_reranker
 from ..search.shared import SharedIndexes
+from .blas import one_blas_thread
 from .keeper import IndexKeeper
 
 
@@ -47,7 +48,7 @@ class Reads:
         keeper = self.keeper
         q = keeper.settings.query
         provider, query_vec, failure = keeper.embed_query(query)
-        with keeper.lock:
+        with keeper.lock, one_blas_thread():  # a matrix times one vector: one thread, none left spinning
             fallback = keeper.choice.fallback
             vectors = None
             if failure is not None and provider is not None:
@@ -101,7 +102,7 @@ class Reads:
         provider, query_vec, failure = keeper.embed_query(embedded_text(query, when.date()))
         if failure is not None:
             notes.append(f"query embedding failed, words only: {failure}")
-        with keeper.lock:
+        with keeper.lock, one_blas_thread():
             fact_vectors = chunk_vectors = None
             if provider is not None:
                 fact_vectors, chunk_vectors = keeper.fact_vectors(), keeper.chunk_vectors()
