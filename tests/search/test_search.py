@@ -45,6 +45,19 @@ def test_no_sync_on_search_when_disabled_says_so(workspace: Path) -> None:
         assert resp.results == [] and any("not been built" in n for n in resp.notes)
 
 
+def test_a_search_that_min_score_empties_says_so_and_how_to_see_more(tmp_path: Path, fake: FakeEmbedder) -> None:
+    ws = tmp_path / "w"
+    write(ws, "memory/2026-11-20.md", "We decided to use PostgreSQL for the database because of JSONB.\n")
+    with memlane.open(ws, provider=fake) as mem:
+        low = mem.search("which database did we choose?", min_score=0).results
+        assert low and low[0].score < 0.99
+        resp = mem.search("which database did we choose?", min_score=0.99)
+        assert resp.results == []
+        (note,) = [n for n in resp.notes if "minScore" in n]
+        assert "0.99" in note and f"{low[0].score:.3f}" in note and "--min-score" in note
+        assert not [n for n in mem.search("which database did we choose?", min_score=0).notes if "minScore" in n]
+
+
 def test_bm25_scores_reflect_relevance_not_all_one(tmp_path: Path) -> None:
     ws = tmp_path / "w"
     write(ws, "memory/a.md", "## a\nsqlite sqlite sqlite index tuning notes\n")
