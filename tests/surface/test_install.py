@@ -261,8 +261,10 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
     assert data["mcp_servers"]["memlane"]["args"][-1] == "mcp" and data["profiles"]["fast"]["model"] == "gpt-5-mini"
     assert "/hooks" in out.stderr  # Codex runs a new hook only once the user trusts it
     hooks = _json(home / ".codex" / "hooks.json")["hooks"]
-    assert isinstance(hooks, dict) and set(hooks) == {"Stop", "SessionStart", "PreCompact"}
+    assert isinstance(hooks, dict) and set(hooks) == {"Stop", "SessionStart", "PreCompact", "SessionEnd"}
     start = hooks["SessionStart"][0]["hooks"][0]["command"]
+    (end,) = hooks["SessionEnd"][0]["hooks"]
+    assert end["timeout"] == 3 and hooks["PreCompact"][0]["hooks"][0]["timeout"] == 120  # Codex's SessionEnd ceiling
     # Codex's SessionStart input (its generated schema's required fields)
     codex_input = {
         "session_id": "019a-1",
@@ -277,6 +279,24 @@ def test_codex_toml_keeps_comments_and_tables(setup: tuple[Path, Path, Path]) ->
     assert started.returncode == 0, started.stderr
     answer = json.loads(started.stdout)["hookSpecificOutput"]  # Codex validates SessionStart's JSON answer
     assert answer["hookEventName"] == "SessionStart" and "ships on Thursdays" in answer["additionalContext"]
+    # Codex's SessionEnd (its generated schema's fields) on a rollout: the capture runs in a process of its own
+    rollout = home / ".codex" / "sessions" / "rollout-2026-05-01T12-00-00-019a-1.jsonl"
+    rollout.parent.mkdir(parents=True)
+    said = "We decided to move the API to Postgres 17."
+    records = [
+        {"timestamp": "2026-05-01T12:00:00Z", "type": "session_meta", "payload": {"id": "019a-1", "cwd": str(project)}},
+        {"timestamp": "2026-05-01T12:00:02Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": said}]}},
+    ]  # fmt: skip
+    rollout.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ending = {**codex_input, "hook_event_name": "SessionEnd", "reason": "other", "transcript_path": str(rollout)}
+    for key in ("model", "permission_mode", "source"):
+        del ending[key]
+    ended = run_hook(end["command"], ending)
+    assert ended.returncode == 0 and "in the background" in ended.stdout, ended.stderr
+    result = background_result(Path(ended.stdout.rsplit("its result goes to ", 1)[1].strip()), rollout)
+    assert result.startswith("captured 1 turn"), result
+    assert "Postgres 17" in (ws / "memory" / "2026-05-01.md").read_text()
 
 
 OPENCLAW_JSON = {"agents": {"defaults": {"workspace": "~/w"}}, "mcp": {"servers": {"fs": {"command": "mcp-fs"}}}}

@@ -30,9 +30,10 @@ Hosts (the formats their documentation gives):
 - ``claude-desktop``: MCP servers in ``claude_desktop_config.json`` (user scope only; it has no hooks).
 - ``codex``: MCP servers in ``$CODEX_HOME/config.toml`` (``~/.codex``), ``[mcp_servers.memlane]``; hooks in
   ``$CODEX_HOME/hooks.json`` (Claude Code's shape): ``SessionStart`` (answered as Codex's JSON,
-  ``hookSpecificOutput.additionalContext``) and ``PreCompact``. Codex 0.169 has a ``SessionEnd`` event too, but
-  clamps its hooks to 3 s, too short to load the model and capture a session, so it is not wired (a capture
-  killed there would be safe, and useless). Codex runs a new hook only once the user trusts it in ``/hooks``.
+  ``hookSpecificOutput.additionalContext``), ``PreCompact`` and ``SessionEnd``. Codex clamps ``SessionEnd`` hooks
+  to 3 s (it runs them during its own shutdown, and warns at every start about a longer timeout), so that entry
+  says 3 s: the hook hands the capture to a process of its own and returns in about 0.1 s (§47). Codex runs a
+  new hook only once the user trusts it in ``/hooks``.
 - ``openclaw``: ``mcp.servers.memlane`` in ``openclaw.json`` (``$OPENCLAW_CONFIG_PATH``, else the state
   folder's). OpenClaw has no shell-command hooks: it reads the same Markdown memory itself. A file with
   JSON5 syntax (comments, unquoted keys) is not rewritten, since that would lose them: the error gives the
@@ -47,6 +48,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,7 @@ from .host_files import SERVER, FileChange, json_change, toml_change
 from .host_names import HOSTS
 
 HOOK_TIMEOUT_S = 120
+CODEX_SESSION_END_TIMEOUT_S = 3  # Codex's ceiling for SessionEnd hooks (codex-rs hooks: SESSION_END_MAX_TIMEOUT_SEC)
 
 
 @dataclass
@@ -195,11 +198,16 @@ def plan(host: str, scope: str, where: Where, action: str = "install") -> Instal
         raw = os.environ.get("CODEX_HOME")
         codex = Path(raw).expanduser() if raw else where.home / ".codex"
         out.changes.append(toml_change(codex / "config.toml", server, adding))
+        capture = shlex.join(where.memlane("hook", "capture", "--host", "codex", "--background"))
         hooks = {
             "SessionStart": shlex.join(where.memlane("hook", "session-start", "--host", "codex")),
-            "PreCompact": shlex.join(where.memlane("hook", "capture", "--host", "codex", "--background")),
+            "PreCompact": capture,
+            "SessionEnd": capture,
         }
-        out.changes.append(json_change(codex / "hooks.json", lambda d, add: _claude_hooks(d, hooks, add), adding))
+        timeouts = {"SessionEnd": CODEX_SESSION_END_TIMEOUT_S}
+        out.changes.append(
+            json_change(codex / "hooks.json", lambda d, add: _claude_hooks(d, hooks, add, timeouts), adding)
+        )
         if adding:
             out.notes.append("Codex runs new hooks once you trust them: type /hooks in Codex and trust memlane's")
     return out
@@ -278,8 +286,11 @@ def _hook_table(data: dict[str, Any], adding: bool) -> dict[str, Any] | None:
     return table
 
 
-def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> None:
-    """Claude Code's (and Codex's) shape: event -> [{matcher?, hooks: [{type, command, timeout?}]}]."""
+def _claude_hooks(
+    data: dict[str, Any], hooks: dict[str, str], adding: bool, timeouts: Mapping[str, int] | None = None
+) -> None:
+    """Claude Code's (and Codex's) shape: event -> [{matcher?, hooks: [{type, command, timeout?}]}]; each
+    handler's timeout is ``HOOK_TIMEOUT_S`` unless ``timeouts`` names its event."""
     table = _hook_table(data, adding)
     if table is None:
         return
@@ -302,7 +313,8 @@ def _claude_hooks(data: dict[str, Any], hooks: dict[str, str], adding: bool) -> 
         removed = removed or emptied or kept != (groups or [])
         if adding:
             # SessionEnd hooks get 1.5 s unless they say otherwise: capturing a long session needs more
-            kept.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
+            timeout = (timeouts or {}).get(event, HOOK_TIMEOUT_S)
+            kept.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
         if kept or groups is None:
             if kept:
                 table[event] = kept
