@@ -112,9 +112,14 @@ _SETS = re.compile(
 _ASKS = re.compile(
     r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:(?:can|could|would|will|is|does|do|should)\s+(?:you|i|we|someone|it|"
     r"this|that|they|these|there)\b|(?:how|what|why)\s+(?:\w+\s+){0,2}?(?:can|could|should|would|do|does|did|will|to|is|are)\b|"
-    r"are there\b|any (?:tips|ideas|advice)\b)",
+    r"are there\b|any (?:tips|ideas|advice)\b|"
+    r"i(?:'m| am| was) (?:\w+ )?(?:wondering|curious|not sure) (?:if|whether|how|what|about)\b)",
     re.I,
 )
+# A request to the agent inside a sentence with no question mark ("I just set up X, can you help me use it")
+_REQUEST = re.compile(r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:can|could|would|will) you\b", re.I)
+# A question tag after a statement ("..., you know?", "..., right?"): the sentence states, it does not ask
+_TAG = re.compile(r",\s*(?:you know|ya know|right|isn'?t it|don'?t you think|huh)\s*\?$", re.I)
 # A short sentence that points back at the one before it: "the contents", "it", "them", "those"
 _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
@@ -464,11 +469,16 @@ def _specific(text: str) -> bool:
 
 
 def _statement_of(u: str) -> str:
-    """A sentence that states something and then asks ("I've now read 12 of them, can you suggest more?"): the
-    statement before the request. A sentence that is only a question stays as it is (and is not drafted)."""
-    if not u.endswith("?") or _QUESTION.match(u):
+    """A sentence that states something and then asks ("I've now read 12 of them, can you suggest more?", "...,
+    but I'm wondering if ...?", "..., can you help me use it" with no question mark): the statement before the
+    request. A statement with a question tag ("..., you know?") is a statement. A sentence that is only a question
+    stays as it is (and is not drafted)."""
+    tag = _TAG.search(u)
+    if tag is not None and not _QUESTION.match(u):
+        u = u[: tag.start()].rstrip(" ,;")
+    if _QUESTION.match(u):
         return u
-    m = _ASKS.search(u)
+    m = _ASKS.search(u) if u.endswith("?") else _REQUEST.search(u)
     if m is None:
         return u
     head = u[: m.start()].rstrip(" ,;:-–—")
