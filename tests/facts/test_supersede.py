@@ -341,8 +341,8 @@ def test_two_counts_answer_a_question_alike_only_when_they_count_what_it_asks_ab
     again = said(3, "I wore my black sneakers to run errands, so that's six times now", at="11:00")
     assert supersede.same_thing(worn, again, asked=asked)
     hours = supersede.question("How many hours did I spend practicing cake decorating?")
-    video = said(4, "I extended my daily video editing practice to 2.5 hours", at="09:00")
-    cake = said(5, "I've been practicing cake decorating for 14 hours", at="10:00")
+    video = said(4, "I extended my daily video editing practice to 2.5 hours", day="2026-03-03")
+    cake = said(5, "I've been practicing cake decorating for 14 hours", day="2026-03-28")
     assert not supersede.same_thing(video, cake, asked=hours)  # one word of the question besides the unit
     deadline = supersede.question("When is the deadline for submitting my application?")
     early = said(6, "I submitted my essay 5 days before the deadline", at="09:00")
@@ -411,3 +411,51 @@ def test_how_long_asks_for_a_duration() -> None:
     assert supersede.same_thing(old, new, asked=asked)
     what = supersede.question("What do I do in my daily vocal warm-ups?")
     assert not supersede.same_thing(old, new, asked=what)  # minutes are not what this one asks about
+
+
+def test_no_fact_is_shown_above_a_later_fact_about_the_same_thing() -> None:
+    when = {1: ("2026-03-01", 0, "m", 1), 2: ("2026-03-02", 0, "m", 2), 3: ("2026-03-03", 0, "m", 3)}
+    when[9] = ("2026-03-02", 0, "m", 9)
+    # a chain: 1 was superseded by 2, and 2 by 3 (1 and 3 not alike): one group, the latest first
+    chain = {
+        1: supersede.Supersession(1, 2, "2026-03-02", when[1]),
+        2: supersede.Supersession(2, 3, "2026-03-03", when[2]),
+    }
+    assert supersede.order([1, 9, 2, 3], chain, when, past=False) == [3, 2, 1, 9]
+    # 1 is alike both 2 and 3 (superseded by the latest, 3), and 2 is of another group: 1 still waits for 2
+    both = {1: supersede.Supersession(1, 3, "2026-03-03", when[1], frozenset({2}))}
+    assert supersede.order([3, 1, 9, 2], both, when, past=False) == [3, 9, 2, 1]
+    assert supersede.order([3, 1, 9, 2], both, when, past=True) == [1, 3, 9, 2]  # the past: the earliest first
+
+
+def test_supersessions_keep_every_later_fact_about_the_same_thing() -> None:
+    asked = supersede.question("How many tomato plants are in my balcony garden?")
+    first = said(1, "my balcony garden has 3 tomato plants", at="09:00")
+    second = said(2, "my balcony garden has 5 tomato plants now", day="2026-03-05")
+    third = said(3, "my balcony garden has 6 tomato plants now", day="2026-03-09")
+    found = supersede.supersessions([first, second, third], None, asked)
+    assert found[1].by == 3 and found[1].also == {2} and found[2].by == 3 and not found[2].also
+
+
+def test_a_currency_sign_does_not_hide_the_word_before_an_amount() -> None:
+    assert supersede.amounts_of("I raised the trip budget to $450") == {("450", "trip"), ("450", "budget")}
+    asked = supersede.question("What is my budget for the ski trip?")
+    old = said(1, "I set a budget of $300 for the ski trip in January", at="09:00")
+    new = said(2, "I raised the ski trip budget to $450", day="2026-03-20")
+    assert supersede.same_thing(old, new, asked=asked)
+
+
+def test_two_counts_said_in_one_conversation_need_less_in_common() -> None:
+    asked = supersede.question("How many hours of overtime did I log?")
+    old = said(1, "I want to cut back, since I logged 12 hours of overtime during the release crunch", at="14:10")
+    new = said(2, "good news: my overtime is finally down to 4 hours", at="14:40")
+    assert supersede.close(old, new) and supersede.same_thing(old, new, asked=asked)
+    later = said(2, "good news: my overtime is finally down to 4 hours", day="2026-03-12", at="14:40")
+    assert not supersede.close(old, later) and not supersede.same_thing(old, later, asked=asked)  # days apart
+    hours = said(3, "I spent 2 hours on the release notes", at="14:30")
+    assert not supersede.same_thing(old, hours, asked=asked)  # close, but no other word of the question
+    # a count of what the question asks by two of its words ("finished", "watercolours") anchors it in itself
+    paint = supersede.question("How many watercolours have I finished?")
+    three = said(4, "I have finished 3 watercolours since the class began", at="16:00")
+    five = said(5, "I have finished 5 watercolours", at="16:20")
+    assert supersede.same_thing(three, five, asked=paint)

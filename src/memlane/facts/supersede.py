@@ -38,7 +38,7 @@ _PAST = re.compile(
 _UPDATE_WORDS = frozenset(
     "now new newly just anymore switched moved upgraded downgraded changed updated latest currently "  # noqa: SIM905
     "increased decreased improved reduced grew dropped raised lowered reached instead bumped finally rescheduled "
-    "extended shortened replaced".split()
+    "extended shortened replaced adjusted postponed revised".split()
 )
 _UPDATE_PHRASES = ("no longer", "so far", "since then", "went up", "went down", "total of")
 # A choice: what someone uses, or switched, changed, upgraded or moved over to ("I use victor mono", "switched
@@ -53,6 +53,7 @@ _DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
 _WORD = re.compile(r"[^\W\d_]+")
+_CURRENCY = re.compile(r"[$€£¥]")  # a sign before an amount: the word before the sign is the word before it
 _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
 # A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people", "level
 # 150", "team of 4". The number is found first; the words beside it are read from the text around it.
@@ -96,6 +97,7 @@ MIN_SHARED = 3  # frame words in common, one fewer when the later says it change
 ASKED_OVERLAP = 0.15  # Jaccard of the frames of two facts answering a question alike (the question's words are
 # not enough: on BEAM confirm, 14 of 22 joins shown joined different things, most under 0.15)
 COSINE = 0.8  # ... or their vectors this close (values and all)
+CLOSE_MINUTES = 60  # two facts of one log this near in time are one conversation: see :func:`close`
 ANCHOR = 2  # words or values of the question that two facts answering it alike both hold
 MAX_FRAME = 24  # a fact saying more than this many things is about several: never grouped
 GROUP_SPAN = 30  # the best candidates among which groups are looked for (pairs: GROUP_SPAN² / 2)
@@ -112,6 +114,7 @@ class Said:
     values: frozenset[str]  # numbers with their units, number words, months, names inside the text
     update: bool  # says the value changed
     amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
+    timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -128,6 +131,7 @@ class Supersession:
     by: int
     day: str  # the superseding fact's day: this one held until then
     when: tuple[str, int, str, int]  # this one's own time (Said.when)
+    also: frozenset[int] = frozenset()  # the other later facts about the same thing (each shown before it)
 
 
 def asks_for_past(query: str) -> bool:
@@ -183,7 +187,8 @@ def read(
     if not day:
         return None
     minute, subjects, frame, values, update, amounts = _reading(content, tuple(mentions))
-    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts)
+    timed = PROVENANCE.search(content) is not None
+    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts, timed)
 
 
 def read_fact(f: StoredFact) -> Said | None:
@@ -245,7 +250,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
             out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
             continue
         after = _AFTER.match(text, m.end(), m.end() + 80)
-        words = text[max(0, m.start() - 60) : m.start()].split()
+        words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
         if (words and words[-1].lower() in _MONTHS) or (after and after.group(1).lower() in _MONTHS):
             continue  # a date ("June 5", "13 May") counts nothing
         while words and words[-1].lower() in _FILLER:
@@ -305,9 +310,15 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
         # a measure the question need not name ("250ms" for "what is the response time") takes two
         said_changed = (b if b.when > a.when else a).update
-        alike = len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)  # and somewhat in their own words
+        # Said in one conversation, the same count of a thing the question asks about is that thing updated: one
+        # word of the question fewer is needed, and their own words need not overlap ("12 hours of overtime in
+        # February", then half an hour later "got it down to just 4 hours")
+        near = close(a, b)
+        alike = near or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)  # their own words alike
+        anchors = len(anchor) + max(len(counted) - 1, 0)  # "completed 3 sketches": both words of the question
         if alike and (
-            (counted and len(anchor) >= ANCHOR - said_changed) or (apart & _MEASURES and len(anchor) >= ANCHOR)
+            (counted and anchors >= max(ANCHOR - said_changed - near, 1))
+            or (apart & _MEASURES and anchors >= ANCHOR - near)
         ):
             return True
     if a.values == b.values or not (a.values and b.values):
@@ -326,6 +337,18 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         return True
     alike = shared >= ASKED_OVERLAP * len(a.frame | b.frame)  # the vector stands in for 0.4, not for any overlap
     return cosine is not None and shared >= MIN_SHARED - update and alike and cosine >= COSINE
+
+
+def close(a: Said, b: Said) -> bool:
+    """Whether ``a`` and ``b`` were said in one conversation: the same log, both stamped with a time of day,
+    at most ``CLOSE_MINUTES`` apart."""
+    return (
+        a.timed
+        and b.timed
+        and a.when[0] == b.when[0]
+        and a.when[2] == b.when[2]
+        and abs(a.when[1] - b.when[1]) <= CLOSE_MINUTES
+    )
 
 
 def _aim_and_outcome(a: Said, b: Said) -> bool:
@@ -355,14 +378,19 @@ def supersessions(
     """For each fact of ``said`` that a later one of its group supersedes: which and since when.
 
     Each fact is superseded by the latest fact that is :func:`same_thing` with it (not by a chain of them: two
-    facts alike a third are not therefore alike each other)."""
+    facts alike a third are not therefore alike each other); the other later facts alike it are kept
+    (:attr:`Supersession.also`) so that none of them is shown after it."""
     order_ = sorted(range(len(said)), key=lambda i: said[i].when)
     out: dict[int, Supersession] = {}
     for n, i in enumerate(order_):
-        for j in reversed(order_[n + 1 :]):  # the latest fact about the same thing supersedes it
-            if said[j].when > said[i].when and same_thing(said[i], said[j], cosine(i, j) if cosine else None, asked):
-                out[said[i].seq] = Supersession(said[i].seq, said[j].seq, said[j].when[0], said[i].when)
-                break
+        later = [
+            j
+            for j in reversed(order_[n + 1 :])  # the latest fact about the same thing supersedes it
+            if said[j].when > said[i].when and same_thing(said[i], said[j], cosine(i, j) if cosine else None, asked)
+        ]
+        if later:
+            by, also = said[later[0]], frozenset(said[j].seq for j in later[1:])
+            out[said[i].seq] = Supersession(said[i].seq, by.seq, by.when[0], said[i].when, also)
     return out
 
 
@@ -456,15 +484,23 @@ def order(
     until: dt.date | None = None,
 ) -> list[int]:
     """``ranked`` (fact seqs, best first) with each group brought together where its best member stood: the
-    current fact first and the facts it superseded right after it, latest first. For a question about the past
+    current fact first and the facts it superseded after it, latest first. A group is a fact and what it
+    superseded, and what those superseded in turn ("$400" by "$500" by "$550"). For a question about the past
     (``past``) the earliest comes first; for one about a time (``until``: the end of the window it names), the
-    value stated last on or before that day. ``when``: each fact's time (:attr:`Said.when`)."""
+    value stated last on or before that day. ``when``: each fact's time (:attr:`Said.when`). For the present, no
+    fact comes before a later one about the same thing (:attr:`Supersession.also`), even of another group."""
+
+    def head(seq: int) -> int:
+        while seq in found:
+            seq = found[seq].by
+        return seq
+
     groups: dict[int, list[int]] = {}
     for seq in ranked:
-        groups.setdefault(found[seq].by if seq in found else seq, []).append(seq)
+        groups.setdefault(head(seq), []).append(seq)
     out: list[int] = []
-    for head, members in groups.items():
-        if head not in members or len(members) == 1:
+    for top, members in groups.items():
+        if top not in members or len(members) == 1:
             out.extend(members)  # alone, or its latest is not among these: as found
             continue
         newest = sorted(members, key=lambda s: when[s], reverse=True)
@@ -475,4 +511,29 @@ def order(
             out.extend(reversed(newest))
         else:
             out.extend(newest)
-    return out
+    return out if past or until is not None else _after_what_superseded(out, found)
+
+
+def _after_what_superseded(seqs: list[int], found: Mapping[int, Supersession]) -> list[int]:
+    """``seqs`` with each superseded fact moved, when needed, right after the last of the later facts about the
+    same thing (its superseder and :attr:`Supersession.also`) that ``seqs`` hold; the rest keep their order."""
+    present = set(seqs)
+    waits = {s: ({found[s].by} | found[s].also) & present for s in seqs if s in found}
+    out: list[int] = []
+    placed: set[int] = set()
+    pending: list[int] = []
+
+    def place(seq: int) -> None:
+        out.append(seq)
+        placed.add(seq)
+        for p in [p for p in pending if waits[p] <= placed]:
+            if p not in placed:
+                pending.remove(p)
+                place(p)
+
+    for seq in seqs:
+        if waits.get(seq, set()) <= placed:
+            place(seq)
+        else:
+            pending.append(seq)
+    return out + pending  # none is left: a fact waits only for later ones (time orders them)
