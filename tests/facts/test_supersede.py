@@ -437,12 +437,17 @@ def test_supersessions_keep_every_later_fact_about_the_same_thing() -> None:
     assert found[1].by == 3 and found[1].also == {2} and found[2].by == 3 and not found[2].also
 
 
-def test_a_currency_sign_does_not_hide_the_word_before_an_amount() -> None:
-    assert supersede.amounts_of("I raised the trip budget to $450") == {("450", "trip"), ("450", "budget")}
+def test_money_counts_what_the_word_before_its_sign_names_as_money() -> None:
+    assert supersede.amounts_of("I raised the trip budget to $450") == {("450", "$:trip"), ("450", "$:budget")}
     asked = supersede.question("What is my budget for the ski trip?")
     old = said(1, "I set a budget of $300 for the ski trip in January", at="09:00")
     new = said(2, "I raised the ski trip budget to $450", day="2026-03-20")
     assert supersede.same_thing(old, new, asked=asked)
+    # money spent on books counts no books
+    books = supersede.question("How many books have I read for the reading club?")
+    read = said(3, "I finished three books for the reading club this winter", at="09:00")
+    spend = said(4, "I raised my reading club book budget to $75 for the spring", day="2026-03-20")
+    assert not supersede.same_thing(read, spend, asked=books)
 
 
 def test_two_counts_said_in_one_conversation_need_less_in_common() -> None:
@@ -454,8 +459,12 @@ def test_two_counts_said_in_one_conversation_need_less_in_common() -> None:
     assert not supersede.close(old, later) and not supersede.same_thing(old, later, asked=asked)  # days apart
     hours = said(3, "I spent 2 hours on the release notes", at="14:30")
     assert not supersede.same_thing(old, hours, asked=asked)  # close, but no other word of the question
-    # a count of what the question asks by two of its words ("finished", "watercolours") anchors it in itself
-    paint = supersede.question("How many watercolours have I finished?")
-    three = said(4, "I have finished 3 watercolours since the class began", at="16:00")
-    five = said(5, "I have finished 5 watercolours", at="16:20")
-    assert supersede.same_thing(three, five, asked=paint)
+
+
+def test_a_verb_before_an_amount_counts_nothing() -> None:
+    assert supersede.amounts_of("I allocated $2,000 for the garden shed") == set()
+    assert supersede.amounts_of("I completed 14 crossword puzzles") == {("14", "crossw")}
+    asked = supersede.question("How much have I allocated for the garden this spring?")
+    shed = said(1, "I allocated $2,000 for the garden shed this spring", at="09:00")
+    pond = said(2, "this spring I allocated $900 for the garden pond pump", day="2026-04-02")
+    assert not supersede.same_thing(shed, pond, asked=asked)  # two sums set aside, not one updated

@@ -246,6 +246,8 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        if m.start() and _CURRENCY.match(text, m.start() - 1):
+            goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
             out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
             continue
@@ -257,9 +259,16 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
             words.pop()
         # the word before, and the one before that: "team of 4", "my total species count to 32"
         before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
-        if not before or before[-1] != words[-1] or before[-1].lower() in STOPWORDS or before[-1][0].isupper():
+        if (
+            not before
+            or before[-1] != words[-1]
+            or before[-1].lower() in STOPWORDS
+            or before[-1][0].isupper()
+            or before[-1].lower().endswith("ed")
+        ):
             before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
-            # "Sprint 3", "Bootstrap 5": a name with its number is a name
+            # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
+            # problems": a verb says what was done with the amount, not what it counts
         for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
@@ -304,21 +313,17 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
         # "how many times have I worn my new shoes") or of it elsewhere ("5 days before the deadline") is not.
         wanted = asked.frame | asked.values
-        apart = frozenset(u.removeprefix("goal:") for u in _counted_apart(a, b))
+        apart = frozenset(u.removeprefix("goal:").removeprefix("$:") for u in _counted_apart(a, b))
         counted = apart & wanted
         anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - _UPDATE_WORDS - _MONTHS
         # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
         # a measure the question need not name ("250ms" for "what is the response time") takes two
         said_changed = (b if b.when > a.when else a).update
-        # Said in one conversation, the same count of a thing the question asks about is that thing updated: one
-        # word of the question fewer is needed, and their own words need not overlap ("12 hours of overtime in
-        # February", then half an hour later "got it down to just 4 hours")
-        near = close(a, b)
-        alike = near or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)  # their own words alike
-        anchors = len(anchor) + max(len(counted) - 1, 0)  # "completed 3 sketches": both words of the question
+        # Said in one conversation, two counts of a thing the question asks about need not be said in words alike
+        # ("12 hours of overtime in February", then half an hour later "got it down to just 4 hours")
+        alike = close(a, b) or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)
         if alike and (
-            (counted and anchors >= max(ANCHOR - said_changed - near, 1))
-            or (apart & _MEASURES and anchors >= ANCHOR - near)
+            (counted and len(anchor) >= ANCHOR - said_changed) or (apart & _MEASURES and len(anchor) >= ANCHOR)
         ):
             return True
     if a.values == b.values or not (a.values and b.values):
