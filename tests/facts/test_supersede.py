@@ -468,3 +468,22 @@ def test_a_verb_before_an_amount_counts_nothing() -> None:
     shed = said(1, "I allocated $2,000 for the garden shed this spring", at="09:00")
     pond = said(2, "this spring I allocated $900 for the garden pond pump", day="2026-04-02")
     assert not supersede.same_thing(shed, pond, asked=asked)  # two sums set aside, not one updated
+
+
+def test_two_events_on_other_days_are_two_events_unless_the_later_says_it_moved() -> None:
+    cooked = said(1, "I cooked 6 dinners at home on February 3", day="2026-02-10")
+    again = said(2, "I cooked 5 dinners at home on March 4", day="2026-03-10")
+    assert not supersede.same_thing(cooked, again)
+    undated = said(3, "I cooked 5 dinners at home by March 4", day="2026-03-10")
+    assert supersede.same_thing(cooked, undated)  # "by": a count as of a day, not an event on it
+    # the days capture writes after "on Thursday" are not the speaker's: a weekly class moved is one thing
+    thursday = said(8, "I take a pottery class on Thursday (2026-02-12), trying new glazes", day="2026-02-10")
+    friday = said(9, "I take a pottery class on Friday (2026-03-13) now, trying new glazes", day="2026-03-10")
+    assert supersede.same_thing(thursday, friday)
+    call = said(4, "I have a call with the landlord about the lease on March 4, at 2 pm", day="2026-03-01")
+    moved = said(5, "the call with the landlord about the lease got rescheduled, on March 6 at 4 pm", day="2026-03-02")
+    assert supersede.same_thing(call, moved)  # another day, but the event itself moved
+    other = said(6, "I had a call with the landlord about the lease on March 9, at 4 pm", day="2026-03-09")
+    assert not supersede.same_thing(call, other)  # another call
+    turned = supersede.read(7, "an offer I turned down on the 3rd of May (User, 09:00)", "2026-05-04", "m", 7, [])
+    assert turned is not None and turned.days == {"may 3"}

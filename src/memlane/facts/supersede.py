@@ -73,6 +73,19 @@ _GOAL = re.compile(
     r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
     re.IGNORECASE,
 )
+# The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6" (not "by June 6": a
+# deadline or a count as of a day is a value that changes). Not the days capture writes after "on Thursday" or
+# "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the day after it grew
+# (LongMemEval) are one thing each.
+_ON_DAY = re.compile(
+    r"\bon\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
+    r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>[a-z]{3,9})\b)",
+    re.IGNORECASE,
+)
+# The later of two facts says the event itself changed: then another day is the same event moved.
+_MOVED = frozenset(
+    "rescheduled moved postponed pushed delayed shifted changed extended updated revised adjusted brought".split()  # noqa: SIM905
+)
 _HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
 _DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
@@ -114,6 +127,8 @@ class Said:
     values: frozenset[str]  # numbers with their units, number words, months, names inside the text
     update: bool  # says the value changed
     amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
+    days: frozenset[str] = frozenset()  # the days of the events it tells ("on June 6": "june 6"), see _ON_DAY
+    moved: bool = False  # says the event changed ("rescheduled", "moved", "extended")
     timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
 
     @cached_property
@@ -186,9 +201,9 @@ def read(
     """A fact as supersession reads it, or None when it has no day (a page written by hand has no time)."""
     if not day:
         return None
-    minute, subjects, frame, values, update, amounts = _reading(content, tuple(mentions))
+    minute, subjects, frame, values, update, amounts, days, moved = _reading(content, tuple(mentions))
     timed = PROVENANCE.search(content) is not None
-    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts, timed)
+    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts, days, moved, timed)
 
 
 def read_fact(f: StoredFact) -> Said | None:
@@ -199,7 +214,7 @@ def read_fact(f: StoredFact) -> Said | None:
 @functools.lru_cache(maxsize=8192)
 def _reading(
     content: str, mentions: tuple[tuple[str, str], ...]
-) -> tuple[int, frozenset[str], frozenset[str], frozenset[str], bool, frozenset[tuple[str, str]]]:
+) -> tuple[int, frozenset[str], frozenset[str], frozenset[str], bool, frozenset[tuple[str, str]], frozenset[str], bool]:
     """What :func:`read` makes of a fact's text (kept per text: recall asks of the same facts again and again)."""
     m = PROVENANCE.search(content)
     minute = 0
@@ -210,7 +225,12 @@ def _reading(
         said = f"{m.group('who')} said:"  # capture's framing of a first-person statement: no word of its own
         if content.lstrip()[: len(said)].lower() == said.lower():
             content = content.lstrip()[len(said) :]
+    days = set()
     content = _DATED.sub("", content)  # the date capture adds after "last weekend" is not a value said
+    for on in _ON_DAY.finditer(content):
+        month = (on.group("month") or on.group("month2")).lower()
+        if month in _MONTHS:
+            days.add(f"{month[:3]} {int(on.group('day') or on.group('day2'))}")
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
@@ -224,7 +244,8 @@ def _reading(
     frame = frozenset(w for w in frame if w not in names)
     low = content.lower()
     update = any(p in low for p in _UPDATE_PHRASES) or not _UPDATE_WORDS.isdisjoint(_WORD.findall(low))
-    return minute, subjects, frame, values, update, amounts_of(content)
+    moved = not _MOVED.isdisjoint(_WORD.findall(low))
+    return minute, subjects, frame, values, update, amounts_of(content), frozenset(days), moved
 
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
@@ -308,6 +329,8 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         return False
     if _aim_and_outcome(a, b):
         return False  # "a goal of 12 books", then "finished 11 books": both stand
+    if a.days and b.days and not a.days & b.days and not (b if b.when > a.when else a).moved:
+        return False  # "declined the offer on June 6", then "declined the offer on July 9": two events
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
