@@ -487,3 +487,20 @@ def test_two_events_on_other_days_are_two_events_unless_the_later_says_it_moved(
     assert not supersede.same_thing(call, other)  # another call
     turned = supersede.read(7, "an offer I turned down on the 3rd of May (User, 09:00)", "2026-05-04", "m", 7, [])
     assert turned is not None and turned.days == {"may 3"}
+
+
+def test_a_value_said_to_have_changed_to_another_supersedes_the_one_it_names() -> None:
+    asked = supersede.question("When is the deadline for my grant proposal to the city arts council?")
+    old = said(1, "my grant proposal to the city arts council has its deadline on April 3", at="09:00")
+    new = said(2, "good news, the arts council grant deadline was pushed to April 17", at="09:20")
+    assert supersede.same_thing(old, new, asked=asked)
+    visa = said(3, "the visa office deadline for my council permit is April 9", at="09:10")
+    assert not supersede.same_thing(visa, new, asked=asked)  # another deadline: one other word of the question
+    counted = supersede.question("How many chess puzzles am I solving each day to improve my endgame rating?")
+    before = said(4, "my endgame rating went up after solving 6 puzzles each day", day="2026-03-01")
+    after = said(
+        5, "to push my endgame rating further I raised my routine to 9 tactical chess puzzles", day="2026-03-08"
+    )
+    assert supersede.same_thing(before, after, asked=counted)  # "puzzles" is counted by the new value's words
+    fund = said(6, "I raised my puzzle fund to $90 to improve my endgame rating", day="2026-03-09")
+    assert not supersede.same_thing(before, fund, asked=counted)  # money counts no puzzles

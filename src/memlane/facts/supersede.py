@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,6 +87,17 @@ _ON_DAY = re.compile(
 _MOVED = frozenset(
     "rescheduled moved postponed pushed delayed shifted changed extended updated revised adjusted brought".split()  # noqa: SIM905
 )
+# A value said to have changed to another: "the deadline was extended to May 20", "raised my practice to 12
+# conditional probability problems", "adjusted the gift budget to $450". What changed is named by the words just
+# before the verb, those between it and "to", and the words the new number counts.
+_CHANGED_TO = re.compile(
+    r"\b(?:extended|increased|decreased|raised|lowered|reduced|adjusted|moved|changed|pushed|postponed|"
+    r"rescheduled|bumped|upped|updated|shifted|expanded|boosted|cut)(?P<obj>(?:\s+(?!to\b)[\w'-]+){0,6}?)\s+to\s+"
+    r"(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
+    r"(?P<money>[$€£¥])?(?P<number>\d[\d,]*(?:\.\d+)?|[a-z]+)(?P<unit>(?:\s+[^\W\d_]+){0,3}))",
+    re.IGNORECASE,
+)
+_DATE = re.compile(r"\b(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)", re.IGNORECASE)
 _HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
 _DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
@@ -128,6 +140,8 @@ class Said:
     update: bool  # says the value changed
     amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
     days: frozenset[str] = frozenset()  # the days of the events it tells ("on June 6": "june 6"), see _ON_DAY
+    dates: frozenset[str] = frozenset()  # every day it names ("may 10"), an event's or a deadline's
+    changed: frozenset[tuple[str, str]] = frozenset()  # (a word of what changed, its new value): see _CHANGED_TO
     moved: bool = False  # says the event changed ("rescheduled", "moved", "extended")
     timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
 
@@ -203,7 +217,52 @@ def read(
         return None
     minute, subjects, frame, values, update, amounts, days, moved = _reading(content, tuple(mentions))
     timed = PROVENANCE.search(content) is not None
-    return Said(seq, (day, minute, path, line), subjects, frame, values, update, amounts, days, moved, timed)
+    dates, changed = _changes(content)
+    return Said(
+        seq,
+        (day, minute, path, line),
+        subjects,
+        frame,
+        values,
+        update,
+        amounts,
+        days=days,
+        dates=dates,
+        changed=changed,
+        moved=moved,
+        timed=timed,
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The days a text names and what it says changed to what (:attr:`Said.dates`, :attr:`Said.changed`)."""
+    content = _DATED.sub("", content)
+    dates = {
+        f"{d.group('month')[:3].lower()} {int(d.group('day'))}"
+        for d in _DATE.finditer(content)
+        if d.group("month").lower() in _MONTHS
+    }
+    changed: set[tuple[str, str]] = set()
+    for m in _CHANGED_TO.finditer(content):
+        if m.group("month"):
+            if m.group("month").lower() not in _MONTHS:
+                continue
+            value = f"date:{m.group('month')[:3].lower()} {int(m.group('day'))}"
+            unit = ""
+        else:
+            number = m.group("number").lower().replace(",", "")
+            if not (number[0].isdigit() or number in _COUNT_WORDS):
+                continue
+            kind = "money" if m.group("money") else "number"  # "$75" counts money, "75" what follows it
+            value, unit = f"{kind}:{number}", m.group("unit")
+        counts = list(itertools.takewhile(lambda w: w.lower() not in STOPWORDS, unit.split()))  # "12 problems to"
+        named = content[max(0, m.start() - 30) : m.start()].split()[-2:] + m.group("obj").split()
+        for w in named + counts:
+            low = w.lower()
+            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in _SELF and low not in _MONTHS:
+                changed.add((_stem(low), value))
+    return frozenset(dates), frozenset(changed)
 
 
 def read_fact(f: StoredFact) -> Said | None:
@@ -349,6 +408,8 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
             (counted and len(anchor) >= ANCHOR - said_changed) or (apart & _MEASURES and len(anchor) >= ANCHOR)
         ):
             return True
+        if _changed_from(*((a, b) if b.when > a.when else (b, a)), wanted):
+            return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
     if max(len(a.frame), len(b.frame)) > MAX_FRAME:
@@ -365,6 +426,29 @@ def same_thing(a: Said, b: Said, cosine: float | None = None, asked: Said | None
         return True
     alike = shared >= ASKED_OVERLAP * len(a.frame | b.frame)  # the vector stands in for 0.4, not for any overlap
     return cosine is not None and shared >= MIN_SHARED - update and alike and cosine >= COSINE
+
+
+def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
+    """Whether ``later`` says that what ``earlier`` states changed to another value, of what the question asks
+    about: "the deadline is May 10", then "the deadline was extended to May 20" (another day); "after 8
+    problems", then "increased my practice to 12 probability problems" (another count of a word it counts).
+    ``ANCHOR`` other words of the question must be in both: "the scholarship deadline on May 15" and "the visa
+    application" are not the role application whose deadline was extended."""
+    for word, value in later.changed:
+        if word not in wanted:
+            continue
+        kind, new = value.split(":", 1)
+        if kind == "date":
+            before = earlier.dates if word in earlier.frame else frozenset()
+        else:
+            unit = "$:" + word if kind == "money" else word
+            before = frozenset(n for n, u in earlier.amounts if u.removeprefix("goal:") == unit)
+        if not before or new in before:
+            continue
+        shared = (earlier.frame | earlier.values) & (later.frame | later.values) & wanted
+        if len(shared - {word} - _UPDATE_WORDS - _MONTHS) >= ANCHOR:
+            return True
+    return False
 
 
 def close(a: Said, b: Said) -> bool:
