@@ -365,10 +365,10 @@ def test_fractions_months_and_a_recent_purchase_join_nothing() -> None:
     assert not supersede.same_thing(blouse, glasses)  # two purchases, both true: "recently" says when, not a change
 
 
-def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() -> None:
+def test_facts_need_words_in_common_whatever_their_vectors() -> None:
     a = said(1, "I ran 5 km at the lake on Sunday", day="2026-03-01")
     b = said(2, "I now swim 2 km at the lake", day="2026-03-05")
-    assert not supersede.same_thing(a, b, cosine=0.9)  # "lake" alone: a vector's likeness is not the same thing
+    assert not supersede.same_thing(a, b)  # "lake" alone is not the same thing
     # three words in common among many others are not enough either, however alike the vectors
     area = said(
         1,
@@ -376,10 +376,8 @@ def test_vectors_alike_still_need_the_words_in_common_that_the_frames_would() ->
         "comparing base height methods for efficiency in my evening homework sessions at the library",
     )
     cong = said(2, "I've now completed 25 geometry problems on congruence and similarity with accuracy", at="10:00")
-    assert not supersede.same_thing(area, cong, cosine=0.95)
-    assert supersede.same_thing(
-        said(3, "my geometry problems: 12 done"), said(4, "my geometry problems: 25 done now"), 0.95
-    )
+    assert not supersede.same_thing(area, cong)
+    assert supersede.same_thing(said(3, "my geometry problems: 12 done"), said(4, "my geometry problems: 25 done now"))
 
 
 @given(st.text(max_size=300))
@@ -433,7 +431,7 @@ def test_supersessions_keep_every_later_fact_about_the_same_thing() -> None:
     first = said(1, "my balcony garden has 3 tomato plants", at="09:00")
     second = said(2, "my balcony garden has 5 tomato plants now", day="2026-03-05")
     third = said(3, "my balcony garden has 6 tomato plants now", day="2026-03-09")
-    found = supersede.supersessions([first, second, third], None, asked)
+    found = supersede.supersessions([first, second, third], asked)
     assert found[1].by == 3 and found[1].also == {2} and found[2].by == 3 and not found[2].also
 
 
