@@ -502,3 +502,17 @@ def test_a_value_said_to_have_changed_to_another_supersedes_the_one_it_names() -
     assert supersede.same_thing(before, after, asked=counted)  # "puzzles" is counted by the new value's words
     fund = said(6, "I raised my puzzle fund to $90 to improve my endgame rating", day="2026-03-09")
     assert not supersede.same_thing(before, fund, asked=counted)  # money counts no puzzles
+
+
+def test_recall_puts_a_count_updated_within_one_conversation_first(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    old = "W @User: User said: I want to cut back, since I logged 12 hours of overtime during the release crunch"
+    new = "W @User: User said: good news: my overtime is finally down to 4 hours"
+    other = "W @User: User said: the release crunch ended with a team dinner"
+    _log(ws, "2026-03-03", [f"{old} (User, 14:10)", f"{other} (User, 14:20)", f"{new} (User, 14:40)"])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        facts = mem.recall("How many hours of overtime did I log?", k=5, now=dt.datetime(2026, 3, 4)).facts
+        current = next(i for i, f in enumerate(facts) if "4 hours" in f.content)
+        stale = next(i for i, f in enumerate(facts) if "12 hours" in f.content)
+        by = facts[stale].superseded_by
+        assert current < stale and by is not None and "4 hours" in by["content"]
