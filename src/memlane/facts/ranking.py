@@ -18,7 +18,7 @@ from ..config import RecallSettings
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
 from ..text.timeparse import QueryTime, TimeRange
-from . import supersede
+from . import reading, supersede
 from .candidates import Candidate, Found, Question
 from .graph import key_of
 from .graph.predicates import Predicates
@@ -302,8 +302,8 @@ def by_time(
     """``ranked`` with facts about the same thing brought together (:mod:`memlane.facts.supersede`): the
     current one first and the ones it superseded marked, or for a question about the past, the value then."""
     top = [c.seq for c in ranked[: supersede.GROUP_SPAN]]
-    said = [s for s in (supersede.read_fact(facts[q]) for q in top) if s is not None]
-    question = supersede.question(query)
+    said = [s for s in (reading.read_fact(facts[q]) for q in top) if s is not None]
+    question = reading.question(query)
     found = supersede.supersessions(said, question)
     found = supersede.unnamed(found, said, question)  # "fact number 17": the question names the value it wants
     if not found:
