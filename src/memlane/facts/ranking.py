@@ -18,7 +18,7 @@ from ..config import RecallSettings
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
 from ..text.timeparse import QueryTime, TimeRange
-from . import supersede
+from . import reading, supersede
 from .candidates import Candidate, Found, Question
 from .graph import key_of
 from .graph.predicates import Predicates
@@ -198,7 +198,6 @@ def order(
     found: Found,
     question: Question,
     predicates: Predicates,
-    vectors: VectorIndex | None,
 ) -> list[Candidate]:
     """The scored candidates best first, facts about the same thing brought together (:func:`by_time`)."""
     # Current facts first; a superseded one after them all, labelled. Among the current ones, a named
@@ -210,7 +209,7 @@ def order(
         (c for c in candidates.values() if c.seq in facts),
         key=lambda c: (status.get(c.seq, CURRENT).state != "current", c.seq not in answers, -c.score, c.seq),
     )
-    return by_time(ranked, facts, status, question.text, question.asked, vectors)
+    return by_time(ranked, facts, status, question.text, question.asked)
 
 
 def time_signal(f: StoredFact, window: TimeRange | None) -> float:
@@ -299,21 +298,13 @@ def by_time(
     status: dict[int, Status],
     query: str,
     asked: QueryTime | None,
-    vectors: VectorIndex | None,
 ) -> list[Candidate]:
     """``ranked`` with facts about the same thing brought together (:mod:`memlane.facts.supersede`): the
     current one first and the ones it superseded marked, or for a question about the past, the value then."""
     top = [c.seq for c in ranked[: supersede.GROUP_SPAN]]
-    said = [s for s in (supersede.read_fact(facts[q]) for q in top) if s is not None]
-    cosine = None
-    if vectors is not None and said:
-        rows = vectors.rows_of([s.seq for s in said])
-        if all(r >= 0 for r in rows):
-            m = vectors.matrix[rows]
-            sims = m @ m.T
-            cosine = lambda i, j: float(sims[i, j])  # noqa: E731
-    question = supersede.question(query)
-    found = supersede.supersessions(said, cosine, question)
+    said = [s for s in (reading.read_fact(facts[q]) for q in top) if s is not None]
+    question = reading.question(query)
+    found = supersede.supersessions(said, question)
     found = supersede.unnamed(found, said, question)  # "fact number 17": the question names the value it wants
     if not found:
         return ranked

@@ -225,7 +225,7 @@ def recall(
         vector_signal(candidates, found.sims, vectors)
         day_logs = DayContext(aside.result() if aside is not None else [])
         score(candidates, facts, status, found, question, settings, day_logs)
-        ranked = order(candidates, facts, status, found, question, predicates, vectors)
+        ranked = order(candidates, facts, status, found, question, predicates)
         out, every = _results(ranked, facts, status, directory, limit, budget, count_tokens, explain, notes)
         return RecallResponse(out, refs, notes, asked, every)
     finally:

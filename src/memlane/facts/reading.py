@@ -1,0 +1,322 @@
+"""A dated fact as supersession reads it (:mod:`memlane.facts.supersede`): who it is about, its words with the
+values set aside (the frame), its values, the amounts it states and what each counts, whether it says it changed,
+the days it names and the time of day it was said.
+
+Read from a fact's text alone and kept per text (recall reads the same facts again and again). A question is read
+the same way (:func:`question`), to anchor two facts that answer it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..store import StoredFact
+from ..text.keywords import STOPWORDS
+from .retain import PROVENANCE, normalize_name
+
+# Words a speaker uses when a value changed: the later fact of a group is more surely an update.
+UPDATE_WORDS = frozenset(
+    "now new newly just anymore switched moved upgraded downgraded changed updated latest currently "  # noqa: SIM905
+    "increased decreased improved reduced grew dropped raised lowered reached instead bumped finally rescheduled "
+    "extended shortened replaced adjusted postponed revised".split()
+)
+_UPDATE_PHRASES = ("no longer", "so far", "since then", "went up", "went down", "total of")
+# A choice: what someone uses, or switched, changed, upgraded or moved over to ("I use victor mono", "switched
+# my editor font to hack"): up to three words, read up to the first stopword.
+_CHOICE = re.compile(
+    r"\b(?:(?P<verb>use|uses|using)\s|(?P<switch>switch|switched|switching|changed|upgraded|migrated)\s"
+    r"(?:over\s)?(?:[^\W\d_]+\s){0,3}?(?:to|for)\s)(?P<what>[\w.+#-]+(?:\s[\w.+#-]+){0,2})",
+    re.IGNORECASE,
+)
+# The day or days capture writes after a relative date: "last weekend (2023-05-27..2023-05-28)".
+_DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
+# A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
+_NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
+_WORD = re.compile(r"[^\W\d_]+")
+_CURRENCY = re.compile(r"[$€£¥]")  # a sign before an amount: the word before the sign is the word before it
+_OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
+# A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people", "level
+# 150", "team of 4". The number is found first; the words beside it are read from the text around it.
+_TOKEN = re.compile(r"[^\W_]+(?:[.,:]\d+)*")
+_LEADING = re.compile(r"(\d++(?:[.,:]\d++)*+)([^\W\d_]{0,5})")  # a whole token: fullmatch
+_AFTER = re.compile(
+    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(%|[^\W\d_]{1,20})",
+    re.IGNORECASE,
+)
+# Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
+MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps rpm kw kwh".split())  # noqa: SIM905
+# A bound or an aim before a number: "under 300ms", "aiming for 10 books", "a goal of 12". What someone aims
+# at is another thing than what is ("around 220ms", "finished 11 books"): its unit reads "goal:ms".
+_GOAL = re.compile(
+    r"\b(?:under|below|within|at most|up to|less than|no more than|aim(?:s|ed|ing)?|goals?|targets?|"
+    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to)\s+(?:(?:of|for|to|is|at)\s+)?"
+    r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
+    re.IGNORECASE,
+)
+# The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6" (not "by June 6": a
+# deadline or a count as of a day is a value that changes). Not the days capture writes after "on Thursday" or
+# "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the day after it grew
+# (LongMemEval) are one thing each.
+_ON_DAY = re.compile(
+    r"\bon\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
+    r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>[a-z]{3,9})\b)",
+    re.IGNORECASE,
+)
+# The later of two facts says the event itself changed: then another day is the same event moved.
+_MOVED = frozenset(
+    "rescheduled moved postponed pushed delayed shifted changed extended updated revised adjusted brought".split()  # noqa: SIM905
+)
+# A value said to have changed to another: "the deadline was extended to May 20", "raised my practice to 12
+# conditional probability problems", "adjusted the gift budget to $450". What changed is named by the words just
+# before the verb, those between it and "to", and the words the new number counts.
+_CHANGED_TO = re.compile(
+    r"\b(?:extended|increased|decreased|raised|lowered|reduced|adjusted|moved|changed|pushed|postponed|"
+    r"rescheduled|bumped|upped|updated|shifted|expanded|boosted|cut)(?P<obj>(?:\s+(?!to\b)[\w'-]+){0,6}?)\s+to\s+"
+    r"(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
+    r"(?P<money>[$€£¥])?(?P<number>\d[\d,]*(?:\.\d+)?|[a-z]+)(?P<unit>(?:\s+[^\W\d_]+){0,3}))",
+    re.IGNORECASE,
+)
+_DATE = re.compile(r"\b(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)", re.IGNORECASE)
+_HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
+_DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
+_FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
+_COUNT_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
+)
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+    "million billion dozen half".split()
+)
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "  # noqa: SIM905
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# The speaker's own words about themselves: "User", "I", "my" name no subject of their own.
+_SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
+
+
+@dataclass(frozen=True)
+class Said:
+    """A dated fact as supersession reads it."""
+
+    seq: int
+    when: tuple[str, int, str, int]  # (day, minute of the day, path, line): later sorts last
+    subjects: frozenset[str]  # who it is about: the speaker of a captured bullet, else the entities it names
+    frame: frozenset[str]  # its words with values, subjects and stopwords set aside (five-letter stems)
+    values: frozenset[str]  # numbers with their units, number words, months, names inside the text
+    update: bool  # says the value changed
+    amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
+    days: frozenset[str] = frozenset()  # the days of the events it tells ("on June 6": "june 6"), see _ON_DAY
+    dates: frozenset[str] = frozenset()  # every day it names ("may 10"), an event's or a deadline's
+    changed: frozenset[tuple[str, str]] = frozenset()  # (a word of what changed, its new value): see _CHANGED_TO
+    moved: bool = False  # says the event changed ("rescheduled", "moved", "extended")
+    timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
+
+    @cached_property
+    def units(self) -> frozenset[str]:
+        """What its amounts count ("card" of "10 cards"): words of the attribute, though read with a number. Read
+        once per fact: the pairwise loop of :func:`memlane.facts.supersede.supersessions` asks for it several
+        times per pair."""
+        return frozenset(u for _, u in self.amounts)
+
+
+def _stem(word: str) -> str:
+    """A word less a plural's s, cut to its first six letters: "cards" and "card" alike, "projects" and "project",
+    but not "final" and "finalization" (five letters made those one word)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:6]
+
+
+def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(frame, values) of a fact's text: see :class:`Said`."""
+    values: set[str] = set()
+    for num in _NUMBER.finditer(content):
+        values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+    chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
+    verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
+    for m in _CHOICE.finditer(content):
+        verbs.add(_stem((m.group("verb") or m.group("switch")).lower()))
+        for w in _WORD.findall(m.group("what")):
+            if w.lower() in STOPWORDS:
+                break
+            chosen.add(w.lower())
+    values |= chosen
+    frame: set[str] = set()
+    for i, w in enumerate(_WORD.findall(_NUMBER.sub(" ", content))):
+        low = w.lower()
+        if low in chosen:
+            continue
+        if low in _NUMBER_WORDS or low in MONTHS:
+            values.add(low)
+        elif low in STOPWORDS or low in _SELF or len(low) < 3:
+            continue
+        elif w[:1].isupper() and i > 0 and not w.isupper():
+            values.add(low)  # a name inside the text: "switched to Garmin"
+        else:
+            frame.add(_stem(low))
+    if verbs:
+        frame = (frame - verbs) | {"use"}
+    return frozenset(frame), frozenset(values)
+
+
+def read(
+    seq: int, content: str, day: str | None, path: str, line: int, mentions: Sequence[tuple[str, str]]
+) -> Said | None:
+    """A fact as supersession reads it, or None when it has no day (a page written by hand has no time)."""
+    if not day:
+        return None
+    minute, subjects, frame, values, update, amounts, days, moved = _reading(content, tuple(mentions))
+    timed = PROVENANCE.search(content) is not None
+    dates, changed = _changes(content)
+    return Said(
+        seq,
+        (day, minute, path, line),
+        subjects,
+        frame,
+        values,
+        update,
+        amounts,
+        days=days,
+        dates=dates,
+        changed=changed,
+        moved=moved,
+        timed=timed,
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The days a text names and what it says changed to what (:attr:`Said.dates`, :attr:`Said.changed`)."""
+    content = _DATED.sub("", content)
+    dates = {
+        f"{d.group('month')[:3].lower()} {int(d.group('day'))}"
+        for d in _DATE.finditer(content)
+        if d.group("month").lower() in MONTHS
+    }
+    changed: set[tuple[str, str]] = set()
+    for m in _CHANGED_TO.finditer(content):
+        if m.group("month"):
+            if m.group("month").lower() not in MONTHS:
+                continue
+            value = f"date:{m.group('month')[:3].lower()} {int(m.group('day'))}"
+            unit = ""
+        else:
+            number = m.group("number").lower().replace(",", "")
+            if not (number[0].isdigit() or number in _COUNT_WORDS):
+                continue
+            kind = "money" if m.group("money") else "number"  # "$75" counts money, "75" what follows it
+            value, unit = f"{kind}:{number}", m.group("unit")
+        counts = list(itertools.takewhile(lambda w: w.lower() not in STOPWORDS, unit.split()))  # "12 problems to"
+        named = content[max(0, m.start() - 30) : m.start()].split()[-2:] + m.group("obj").split()
+        for w in named + counts:
+            low = w.lower()
+            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in _SELF and low not in MONTHS:
+                changed.add((_stem(low), value))
+    return frozenset(dates), frozenset(changed)
+
+
+def read_fact(f: StoredFact) -> Said | None:
+    """:func:`read` of a stored fact."""
+    return read(f.seq, f.content, f.day, f.path, f.start_line, f.mentions)
+
+
+@functools.lru_cache(maxsize=8192)
+def _reading(
+    content: str, mentions: tuple[tuple[str, str], ...]
+) -> tuple[int, frozenset[str], frozenset[str], frozenset[str], bool, frozenset[tuple[str, str]], frozenset[str], bool]:
+    """What :func:`read` makes of a fact's text (kept per text: recall asks of the same facts again and again)."""
+    m = PROVENANCE.search(content)
+    minute = 0
+    if m is not None:
+        hh, mm = m.group("at").split(":")
+        minute = int(hh) * 60 + int(mm)
+        content = content[: m.start()]
+        said = f"{m.group('who')} said:"  # capture's framing of a first-person statement: no word of its own
+        if content.lstrip()[: len(said)].lower() == said.lower():
+            content = content.lstrip()[len(said) :]
+    days = set()
+    content = _DATED.sub("", content)  # the date capture adds after "last weekend" is not a value said
+    for on in _ON_DAY.finditer(content):
+        month = (on.group("month") or on.group("month2")).lower()
+        if month in MONTHS:
+            days.add(f"{month[:3]} {int(on.group('day') or on.group('day2'))}")
+    who = normalize_name(m.group("who")) if m is not None else ""
+    # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
+    # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
+    # the entities a bullet written by hand mentions (a stopword such as "@Is" names nothing).
+    norms = [norm for norm, _ in mentions if norm not in STOPWORDS and norm not in _SELF]
+    first = _OPENING.match(content.lstrip())
+    opener = normalize_name(first.group(1)) if first else ""
+    subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
+    frame, values = _split(content)
+    names = {_stem(n) for n in norms}
+    frame = frozenset(w for w in frame if w not in names)
+    low = content.lower()
+    update = any(p in low for p in _UPDATE_PHRASES) or not UPDATE_WORDS.isdisjoint(_WORD.findall(low))
+    moved = not _MOVED.isdisjoint(_WORD.findall(low))
+    return minute, subjects, frame, values, update, amounts_of(content), frozenset(days), moved
+
+
+def amounts_of(text: str) -> frozenset[tuple[str, str]]:
+    """The amounts a text states, each as (number, what it counts): the word after the number ("10 cards",
+    "78%", "5th project") and the one or two before it ("level 150", "team of 4", "species count to 32"), as
+    stems; a stopword, a name ("Sprint 3"), a date, a clock time or a version counts nothing."""
+    out: set[tuple[str, str]] = set()
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        number = _LEADING.fullmatch(token)
+        if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
+            continue  # not a number, or a version's later part ("v1.2")
+        if number is not None and number.group(1).count(".") > 1:
+            continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
+        n = (number.group(1) if number else token).lower().replace(",", "")
+        if ":" in n or text[m.end() : m.end() + 1] == "/" or (m.start() and text[m.start() - 1] == "/"):
+            continue  # a clock time ("9:30 PM"), a score ("3:1") or a fraction ("1/4") counts nothing
+        suffix = number.group(2).lower() if number else ""
+        if len(suffix) == 1 and suffix not in ("k", "m", "b"):
+            continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
+        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        if m.start() and _CURRENCY.match(text, m.start() - 1):
+            goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
+        if suffix and suffix not in ("st", "nd", "rd", "th"):
+            out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
+            continue
+        after = _AFTER.match(text, m.end(), m.end() + 80)
+        words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
+        if (words and words[-1].lower() in MONTHS) or (after and after.group(1).lower() in MONTHS):
+            continue  # a date ("June 5", "13 May") counts nothing
+        while words and words[-1].lower() in _FILLER:
+            words.pop()
+        # the word before, and the one before that: "team of 4", "my total species count to 32"
+        before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
+        if (
+            not before
+            or before[-1] != words[-1]
+            or before[-1].lower() in STOPWORDS
+            or before[-1][0].isupper()
+            or before[-1].lower().endswith("ed")
+        ):
+            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
+            # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
+            # problems": a verb says what was done with the amount, not what it counts
+        for word in (after.group(1) if after else "", *reversed(before)):
+            low = word.lower()
+            if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
+                out.add((n, goal + _stem(low)))
+    return frozenset(out)
+
+
+def question(query: str) -> Said:
+    """A question read as a fact is (its words, the values and amounts it names), to anchor :func:`same_thing`;
+    "how long" asks for a duration, so the units of time are words it names."""
+    frame, values = _split(query)
+    if _HOW_LONG.search(query):
+        frame |= _DURATIONS
+    return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))
