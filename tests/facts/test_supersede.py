@@ -462,6 +462,11 @@ def test_two_counts_said_in_one_conversation_need_less_in_common() -> None:
 def test_a_verb_before_an_amount_counts_nothing() -> None:
     assert reading.amounts_of("I allocated $2,000 for the garden shed") == set()
     assert reading.amounts_of("I completed 14 crossword puzzles") == {("14", "crossw")}
+    assert reading.amounts_of("I'm completing 8 sudoku puzzles") == {("8", "sudoku")}
+    # "completing" is what was done: two puzzle sets of other kinds are not one count updated
+    sudoku = said(3, "I'm completing 8 sudoku puzzles this week", at="09:00")
+    kakuro = said(4, "I'm completing 12 kakuro puzzles this week", at="09:20")
+    assert not supersede.same_thing(sudoku, kakuro, asked=reading.question("How many puzzles am I completing?"))
     asked = reading.question("How much have I allocated for the garden this spring?")
     shed = said(1, "I allocated $2,000 for the garden shed this spring", at="09:00")
     pond = said(2, "this spring I allocated $900 for the garden pond pump", day="2026-04-02")

@@ -301,11 +301,11 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
             or before[-1] != words[-1]
             or before[-1].lower() in STOPWORDS
             or before[-1][0].isupper()
-            or before[-1].lower().endswith("ed")
+            or before[-1].lower().endswith(("ed", "ing"))
         ):
             before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
             # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
-            # problems": a verb says what was done with the amount, not what it counts
+            # problems", "completing 8 problems": a verb says what was done with the amount, not what it counts
         for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
