@@ -88,6 +88,14 @@ def test_a_restatement_or_another_subject_is_not_a_supersession() -> None:
     # two events on other days are not one count updated: two words alike, no word of change
     talk = said(5, "@Ana: Ana talked about sourdough on day 5", who="Ana")
     assert not supersede.same_thing(talk, said(6, "@Ana: Ana talked about violin on day 8", at="10:00", who="Ana"))
+    # a later fact that only adds a value (a name) to the earlier one's replaced none: both stand
+    call = said(7, "Hey Tomas, Pia needs to talk to you about the move now", who="Pia", at="09:00")
+    later = said(8, "Just so you know, Pia is here if you need to talk about the move", who="Pia", day="2026-05-01")
+    assert not supersede.same_thing(call, later)
+    # ... while a count of one thing told apart is a value replaced even when the old number is said again
+    kneading = said(9, "I knead the bread dough for 8 minutes now")
+    longer = said(10, "I knead the bread dough for 12 minutes now, up from 8 minutes", day="2026-04-01")
+    assert supersede.same_thing(kneading, longer)
 
 
 def test_facts_answering_one_question_with_other_amounts_are_the_same_thing_for_it() -> None:
