@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
+from . import chinese
 from .phrasing import FIRST_PERSON, PROTECTED, clean, cut, entities, names_someone, quote, self_contained
 from .prose import Prose, read_prose
 from .turns import Turn
@@ -120,8 +121,19 @@ _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b"
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
+# A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
+# at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
+_ASKS_WORK = re.compile(
+    r"^\W{0,3}(?:(?:ok(?:ay)?|so|then|thern|also|and|now|next|first|lastly|finally|please|yes|yeah|great|cool|alright|"
+    r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
+    r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
+    r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
+    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b",
+    re.I,
+)
 _DECISION = re.compile(
-    r"\b(?:let'?s|lets|we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
+    r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|try|start|begin|get|figure|test|run|continue|do)\b)|"
+    r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
@@ -321,7 +333,7 @@ def draft_candidates(
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
-    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, k))
+    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
     for k in keep:
@@ -354,7 +366,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
-    if prev_agent is not None and 0 < words <= 8 and not whole.endswith("?"):
+    if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
         adopted = _adopted(whole, prev_agent)
         if adopted is not None:
             label, option = adopted
@@ -364,7 +376,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
         if question and not _SOCIAL.match(whole):
-            if not meaningful or _ADDRESSED.search(whole):
+            if not meaningful or _ADDRESSED.search(whole) or chinese.assent(whole):
                 return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if _specific(whole) else 0.0)
@@ -398,7 +410,7 @@ def _question_asked(agent: Prose) -> str | None:
     the name Harbour Light? What do you think?")."""
     units = [clean(u) for u in agent.units]
     for k in range(len(units) - 1, -1, -1):
-        if units[k].rstrip().endswith("?"):
+        if units[k].rstrip().endswith(("?", "？")):
             if k and _size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
                 return f"{units[k - 1]} {units[k]}"
             return units[k]
@@ -476,11 +488,13 @@ def _statement_of(u: str) -> str:
 
 
 def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
-    u = _statement_of(u)
-    words = u.split()
     url = _URL_ONLY.match(u)
     if url:
         return _Candidate(0.6, "world", f"{speaker} shared {url.group(1)}", i, speaker, "")
+    if chinese.is_chinese(u):
+        return _chinese_unit(u, i, speaker, day)
+    u = _statement_of(u)
+    words = u.split()
     if not words or u.endswith("?") or _SOCIAL.match(u) or (_QUESTION.match(u) and not _DECISION.search(u)):
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
@@ -514,9 +528,40 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
         kind, score, role = "world", 0.45, ""
     else:
         return None
+    if kind != "opinion" and score < 0.8 and _ASKS_WORK.match(u):
+        score = min(
+            score, 0.45
+        )  # work asked for now ("then go through our docs"): the agent's outcome says what came of it
     score += bonus
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
+    return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
+
+
+# The classes of a Chinese sentence (capture/chinese.py) scored as the English rules score the same class
+_CHINESE: dict[str | None, tuple[str, float, str]] = {
+    "instruction": ("world", 0.95, "remember"),
+    "changed": ("world", 0.8, ""),
+    "decision": ("world", 0.8, "decided"),
+    "opinion": ("opinion", 0.7, ""),
+    "self": ("world", 0.7, ""),
+    "request": ("world", 0.35, ""),  # asks the agent for work now, sets nothing: under the threshold with a value
+    None: ("world", 0.45, ""),
+}
+
+
+def _chinese_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
+    """A sentence the person wrote in Chinese, scored by its own cues into the English rules' classes."""
+    u = chinese.statement_of(u)
+    cue = chinese.cue(u)
+    if cue == "question" or _size(u) < 3:
+        return None
+    kind, score, role = _CHINESE[cue]
+    if chinese.named(u) or _specific(u):
+        score += 0.1
+    if not role and score < 0.85 and chinese.addressed(u):
+        score -= 0.2  # about the chat with the agent, not the person's world
+    conf = 0.75 if kind == "opinion" else None
     return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
 
 
@@ -545,18 +590,72 @@ def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
     return None
 
 
+# A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
+# "Deps: nfcpy added to pyproject", "`load()` now reads the cache first". Only read inside a report (_section).
+_LABEL = re.compile(r"^[^:;.]{1,40}:\s+(?=\S)")
+_PRESENT = re.compile(
+    r"^(?:now\s+|also\s+)?(?:maps|adds|uses|reads|writes|returns|leaves|supports|validates|accepts|shows|includes|"
+    r"handles|applies|generates|creates|stores|injects|runs|sets|calls|points|checks|emits|exposes|prefers|defaults|"
+    r"falls back|translates|converts|skips|ignores|loads|saves|keeps|removes|replaces|renders|wraps|merges|passes|"
+    r"routes|sends|prints|logs|caches|retries|fetches|parses|exports|imports|warns|rejects|refuses|detects|resolves|"
+    r"reuses|limits|caps|requires|allows|blocks|excludes|enables|disables|triggers|starts|stops|waits)\b",
+    re.I,
+)
+# What a section of an agent's turn is, by the line that opens it: a report of what was done, or steps and plans
+_REPORT_HEAD = re.compile(
+    r"^\W{0,3}(?:what (?:i|we)(?:'ve| have)? (?:did|done|changed|implemented|added|fixed|built|updated|shipped)|"
+    r"what'?s (?:new|changed|done)|what changed|changes(?: made)?\b|summary\b|implemented\b|done\b|completed\b|"
+    r"fixed\b|highlights\b)",
+    re.I,
+)
+_PLAN_HEAD = re.compile(
+    r"\b(?:how to|how do|next steps?|roadmap|proposed|proposal|plan|would you like|want me to|you can|you could|"
+    r"you'?ll|you need|if you|to (?:try|use|test|fix|run|verify|deploy|install)|options?|suggest(?:ion)?s?|"
+    r"recommend(?:ation)?s?|could|should|fix in|steps?|todo|to do|next|manual(?:ly)?|instructions?|usage|example)\b",
+    re.I,
+)
+
+
+def _section(u: str, current: bool | None) -> bool | None:
+    """Whether the list items after ``u`` (a line of prose that is no list item) report work done (True), are steps
+    for the person or a plan (False), or neither is known (None); a short heading such as "Docs" keeps the section
+    it is in."""
+    head = _size(u) <= 6 or u.endswith(":")
+    if u.endswith(("?", "？")) or (head and _PLAN_HEAD.search(u)) or NARRATION.match(u):
+        return False
+    if _REPORT_HEAD.match(u) or (_OUTCOME.match(u) and not _ADVICE.search(u)):
+        return True
+    if _ADVICE.search(u) or re.search(r"\b(?:will|i'll|we'll|going to)\b", u, re.I):
+        return False
+    return current if head else None
+
+
+def _reported(u: str) -> bool:
+    """A list item of a report that says what was done in the present tense or as a passive ("Deps: nfcpy added to
+    pyproject"), possibly after a label: an outcome when it names something."""
+    body = _LABEL.sub("", u, count=1)
+    said = _PRESENT.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
+    return bool(said) and (_specific(u) or names_someone(u))
+
+
 def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
     units = [clean(u) for u in prose.units]
     out: list[_Candidate] = []
+    report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
     k = 0
     while k < len(units):
         u = units[k]
+        item = prose.items[k]
         k += 1
+        if not item:
+            report = _section(u, report)
+        elif report is False:
+            continue  # a step for the person or a plan ("How to try", "Next steps"): never an outcome
         if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
             nxt = units[k]
             if (
                 not _ADVICE.search(nxt)
-                and not nxt.endswith("?")
+                and not nxt.endswith(("?", "？"))
                 and not NARRATION.match(nxt)
                 and not _NEXT_STEP.match(nxt)
             ):
@@ -564,14 +663,16 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
                 k += 1
             else:
                 continue
-        if len(u.split()) < 4 or u.endswith("?") or NARRATION.match(u) or _ADVICE.search(u):
+        if _size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u):
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
-        lead = _OUTCOME.match(u) or _DONE_TO.match(u)
+        lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)))
+        weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
+        lead = lead or weaker
         yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
         cause = yours and (_CAUSE.search(u) or _FINDING.search(u))
-        if lead is None and not cause and not (_NOW.search(u) and out):
+        if not lead and not cause and not (_NOW.search(u) and out):
             continue
         if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
             re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
@@ -590,6 +691,7 @@ def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
         )
         found = found or bool(cause)
         score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if _specific(u) else 0.0)
+        score -= 0.05 if weaker else 0.0  # said as done by its place in a report only: after an outcome said so
         if not (_specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
             score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
         out.append(_Candidate(score, "experience", u, i, "assistant", "found" if found else "done"))

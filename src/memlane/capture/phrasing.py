@@ -69,7 +69,7 @@ def self_contained(u: str, speaker: str, day: dt.date | None) -> str:
         if t.relative:
             out = f"{out[: t.end]} ({t.range}){out[t.end :]}"
     plain = PROTECTED.sub(" ", out)
-    return f"{speaker} said: {out}" if FIRST_PERSON.search(plain) else out
+    return f"{speaker} said: {out}" if FIRST_PERSON.search(plain) or "我" in plain else out  # 我: "I" in Chinese
 
 
 # --- entities ----------------------------------------------------------------------------------------
