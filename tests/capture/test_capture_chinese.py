@@ -1,6 +1,6 @@
 """What capture keeps from a person who writes Chinese (issue 43): a sentence is read by Chinese cues into the classes
-the English rules give, split at 。！？；, under the same budget; and from the agent, the outcomes of a report said
-in list items, in the present tense or in Chinese. Hand-written sentences, one rule per test."""
+the English rules give, split at 。！？；, under the same budget; and the agent's outcomes said in Chinese.
+Hand-written sentences, one rule per test."""
 
 from __future__ import annotations
 
@@ -89,48 +89,7 @@ def test_any_chinese_text_is_classified_without_error(text: str) -> None:
     assert chinese.statement_of(text) in text or chinese.statement_of(text) == text
 
 
-# --- the agent's outcomes --------------------------------------------------------------------------
-
-
-def test_a_reports_item_in_the_present_tense_is_an_outcome() -> None:
-    turn = _t(
-        "assistant",
-        "Finished the export work.\n\nWhat I changed:\n\n- Intro text for the landing page\n"
-        "- Exporter: writes `invoices.csv` with one row per invoice\n",
-    )
-    drafts = _drafts([_t("user", "please make the invoice export", 0), turn])
-    assert any("writes `invoices.csv`" in d.draft.content and d.role == "done" for d in drafts), drafts
-
-
-def test_the_steps_the_person_is_to_take_are_no_outcome() -> None:
-    turn = _t(
-        "assistant",
-        "The app is private, so reviewers cannot open it.\n\nTo fix it in the dashboard:\n\n"
-        "- Set `Visibility` to Public for the Harbor app\n- Save and reload\n",
-    )
-    drafts = _drafts([_t("user", "the link does not open for my team", 0), turn])
-    assert not any(d.speaker == "assistant" for d in drafts), drafts
-
-
 def test_an_outcome_the_agent_reports_in_chinese_is_kept() -> None:
     turn = _t("assistant", "已更新 `config.toml`，把超时改成 30 秒。")
     drafts = _drafts([_t("user", "超时太短了", 0), turn])
     assert any(d.speaker == "assistant" and "config.toml" in d.draft.content for d in drafts), drafts
-
-
-def test_a_request_for_work_now_is_no_fact_of_the_person() -> None:
-    turns = [
-        _t("user", "Then go through our PDL definitions and find settings for each of the tab panels.", 0),
-        _t("user", "okay now lets take a look at the status bar, it looks ugly", 1),
-    ]
-    assert _texts(turns) == []
-
-
-def test_over_the_budget_a_later_outcome_wins_a_tie() -> None:
-    turns = []
-    for k in range(40):
-        turns.append(_t("user", "next one", 2 * k))
-        turns.append(_t("assistant", f"Added `step_{k}.py` to the pipeline folder.", 2 * k + 1))
-    texts = _texts(turns)
-    assert len(texts) < 40  # the budget chose
-    assert any("step_39.py" in t for t in texts) and not any("step_0.py" in t for t in texts), texts

@@ -152,7 +152,12 @@ _DECISION = re.compile(
 _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\b(?:love[sd]?|hate[sd]?|can'?t stand|adore[sd]?|favou?rite)\b", re.I), 0.9),
     (
-        re.compile(r"\b(?:prefer(?:s|red)?|likes?|liked|enjoy(?:s|ed)?|dislikes?|rather|looks? (?:the )?best)\b", re.I),
+        # "like" held by someone ("I really like it"), not the preposition ("worked like a charm", "looks like")
+        re.compile(
+            r"\b(?:prefer(?:s|red)?|(?:i|we|really|also|just|do|don'?t|dont|would|i'?d)\s+like|likes|liked|"
+            r"enjoy(?:s|ed)?|dislikes?|rather|looks? (?:the )?best)\b",
+            re.I,
+        ),
         0.75,
     ),
     (re.compile(r"\b(?:i think|i believe|i feel|in my opinion)\b", re.I), 0.6),
@@ -302,7 +307,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
         if question and not _SOCIAL.match(whole):
-            if not meaningful or _ADDRESSED.search(whole) or chinese.assent(whole):
+            if not meaningful or not _substance(rest) or _ADDRESSED.search(whole) or chinese.assent(whole):
                 return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if specific(whole) else 0.0)
@@ -361,7 +366,7 @@ def _escape_markdown(text: str) -> str:
 
 
 _CHATTER = frozenset(
-    ["again", "now", "right", "test", "try", "all", "both", "one", "it", "this", "that", "go", "ahead"]
+    ["again", "now", "right", "test", "try", "all", "both", "one", "it", "this", "that", "go", "ahead", "please"]
 )
 _HOLLOW = frozenset(
     [
