@@ -276,3 +276,13 @@ def test_a_reply_that_only_wants_more_of_the_same_is_no_fact() -> None:
     for reply in ("I would like to see more", "yes all of them please"):
         turns = [_t("assistant", "Here are three fonts. Which do you like, or want to see more?", 0), _t("user", reply)]
         assert _texts(turns) == [], reply
+
+
+def test_a_question_the_agent_answered_itself_is_not_what_a_short_reply_answers() -> None:
+    agent = (
+        "Should the bots count toward a score? In principle yes. In practice the signal is weak. "
+        "Most bot changes are tiny. The one step left is to deploy the dashboard. "
+        "Paste the deployed link here when it is up."
+    )
+    turns = [_t("assistant", agent, 0), _t("user", "https://dash.example.org/impact", 1)]
+    assert _texts(turns) == ["User shared https://dash.example.org/impact"]

@@ -63,6 +63,7 @@ THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the 
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
+QUESTION_TAIL = 4  # units: a short reply answers a question among the agent turn's last ones
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -306,7 +307,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
-        if question and not _SOCIAL.match(whole):
+        if question and not _SOCIAL.match(whole) and not _URL_ONLY.match(whole):
             if not meaningful or not _substance(rest) or _ADDRESSED.search(whole) or chinese.assent(whole):
                 return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
@@ -338,9 +339,11 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
 
 def _question_asked(agent: Prose) -> str | None:
     """The agent's last question, with the sentence before it when the question alone says nothing ("How about
-    the name Harbour Light? What do you think?")."""
+    the name Harbour Light? What do you think?"). Only one near the turn's end (its last QUESTION_TAIL units) is
+    what the person answers: a question the turn asked itself and went on to answer ("Should we add a score? In
+    principle yes ...") is not."""
     units = [clean(u) for u in agent.units]
-    for k in range(len(units) - 1, -1, -1):
+    for k in range(len(units) - 1, max(len(units) - QUESTION_TAIL, 0) - 1, -1):
         if units[k].rstrip().endswith(("?", "？")):
             if k and size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
                 return f"{units[k - 1]} {units[k]}"
