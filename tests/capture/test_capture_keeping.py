@@ -286,3 +286,11 @@ def test_a_question_the_agent_answered_itself_is_not_what_a_short_reply_answers(
     )
     turns = [_t("assistant", agent, 0), _t("user", "https://dash.example.org/impact", 1)]
     assert _texts(turns) == ["User shared https://dash.example.org/impact"]
+
+
+def test_a_short_reply_answers_a_question_followed_by_its_options() -> None:
+    agent = (
+        "The lock screen starts after 3 minutes. What would you like it to be? For example:\n\n- 5\n- 10\n- 20\n- 30\n"
+    )
+    turns = [_t("assistant", agent, 0), _t("user", "20 minutes", 1)]
+    assert any("What would you like it to be?" in t and t.endswith("20 minutes") for t in _texts(turns)), _texts(turns)

@@ -63,7 +63,7 @@ THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the 
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
-QUESTION_TAIL = 4  # units: a short reply answers a question among the agent turn's last ones
+QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -341,13 +341,17 @@ def _question_asked(agent: Prose) -> str | None:
     """The agent's last question, with the sentence before it when the question alone says nothing ("How about
     the name Harbour Light? What do you think?"). Only one near the turn's end (its last QUESTION_TAIL units) is
     what the person answers: a question the turn asked itself and went on to answer ("Should we add a score? In
-    principle yes ...") is not."""
+    principle yes ...") is not. The options listed after a question ("For example: - 5 minutes ...") do not count."""
     units = [clean(u) for u in agent.units]
-    for k in range(len(units) - 1, max(len(units) - QUESTION_TAIL, 0) - 1, -1):
+    after = 0  # sentences of prose after the unit, options and their "For example:" aside
+    for k in range(len(units) - 1, -1, -1):
+        if after >= QUESTION_TAIL:
+            return None
         if units[k].rstrip().endswith(("?", "？")):
             if k and size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
                 return f"{units[k - 1]} {units[k]}"
             return units[k]
+        after += not (agent.items[k] or units[k].endswith(":"))
     return None
 
 
