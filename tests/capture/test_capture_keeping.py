@@ -294,3 +294,8 @@ def test_a_short_reply_answers_a_question_followed_by_its_options() -> None:
     )
     turns = [_t("assistant", agent, 0), _t("user", "20 minutes", 1)]
     assert any("What would you like it to be?" in t and t.endswith("20 minutes") for t in _texts(turns)), _texts(turns)
+
+
+def test_trying_a_named_thing_is_a_choice_and_taking_a_look_is_not() -> None:
+    drafts = _drafts([_t("user", "lets try the amber theme", 0), _t("user", "okay now lets take a look at the bar", 1)])
+    assert [(d.draft.content, d.role) for d in drafts] == [("lets try the amber theme", "decided")]

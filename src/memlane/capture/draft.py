@@ -144,7 +144,7 @@ _ASKS_WORK = re.compile(
     re.I,
 )
 _DECISION = re.compile(
-    r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|try|start|begin|get|figure|test|run|continue|do)\b)|"
+    r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|start|begin|get|figure|test|run|continue|do)\b)|"
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
