@@ -221,3 +221,81 @@ def test_a_bare_done_followed_by_what_the_person_is_to_do_is_no_outcome() -> Non
     )
     assert not any("Reload" in t for t in texts), texts
     assert any("tab_bar_min_tabs" in t for t in texts), texts
+
+
+# --- the agent's outcomes --------------------------------------------------------------------------
+
+
+def test_a_reports_item_in_the_present_tense_is_an_outcome() -> None:
+    turn = _t(
+        "assistant",
+        "Finished the export work.\n\nWhat I changed:\n\n- Intro text for the landing page\n"
+        "- Exporter: writes `invoices.csv` with one row per invoice\n",
+    )
+    drafts = _drafts([_t("user", "please make the invoice export", 0), turn])
+    assert any("writes `invoices.csv`" in d.draft.content and d.role == "done" for d in drafts), drafts
+
+
+def test_the_steps_the_person_is_to_take_are_no_outcome() -> None:
+    turn = _t(
+        "assistant",
+        "The app is private, so reviewers cannot open it.\n\nTo fix it in the dashboard:\n\n"
+        "- Set `Visibility` to Public for the Harbor app\n- Save and reload\n",
+    )
+    drafts = _drafts([_t("user", "the link does not open for my team", 0), turn])
+    assert not any(d.speaker == "assistant" for d in drafts), drafts
+
+
+def test_a_request_for_work_now_is_no_fact_of_the_person() -> None:
+    turns = [
+        _t("user", "Then go through our PDL definitions and find settings for each of the tab panels.", 0),
+        _t("user", "okay now lets take a look at the status bar, it looks ugly", 1),
+    ]
+    assert _texts(turns) == []
+
+
+def test_over_the_budget_a_later_outcome_wins_a_tie() -> None:
+    turns = []
+    for k in range(40):
+        turns.append(_t("user", "next one", 2 * k))
+        turns.append(_t("assistant", f"Added `step_{k}.py` to the pipeline folder.", 2 * k + 1))
+    texts = _texts(turns)
+    assert len(texts) < 40  # the budget chose
+    assert any("step_39.py" in t for t in texts) and not any("step_0.py" in t for t in texts), texts
+
+
+# --- the person's chatter --------------------------------------------------------------------------
+
+
+def test_like_as_a_preposition_is_no_opinion() -> None:
+    assert _texts([_t("user", "the new lock screen worked like a charm")]) == []
+    assert any("really like the amber" in t for t in _texts([_t("user", "I really like the amber accent colour")]))
+
+
+def test_a_reply_that_only_wants_more_of_the_same_is_no_fact() -> None:
+    for reply in ("I would like to see more", "yes all of them please"):
+        turns = [_t("assistant", "Here are three fonts. Which do you like, or want to see more?", 0), _t("user", reply)]
+        assert _texts(turns) == [], reply
+
+
+def test_a_question_the_agent_answered_itself_is_not_what_a_short_reply_answers() -> None:
+    agent = (
+        "Should the bots count toward a score? In principle yes. In practice the signal is weak. "
+        "Most bot changes are tiny. The one step left is to deploy the dashboard. "
+        "Paste the deployed link here when it is up."
+    )
+    turns = [_t("assistant", agent, 0), _t("user", "https://dash.example.org/impact", 1)]
+    assert _texts(turns) == ["User shared https://dash.example.org/impact"]
+
+
+def test_a_short_reply_answers_a_question_followed_by_its_options() -> None:
+    agent = (
+        "The lock screen starts after 3 minutes. What would you like it to be? For example:\n\n- 5\n- 10\n- 20\n- 30\n"
+    )
+    turns = [_t("assistant", agent, 0), _t("user", "20 minutes", 1)]
+    assert any("What would you like it to be?" in t and t.endswith("20 minutes") for t in _texts(turns)), _texts(turns)
+
+
+def test_trying_a_named_thing_is_a_choice_and_taking_a_look_is_not() -> None:
+    drafts = _drafts([_t("user", "lets try the amber theme", 0), _t("user", "okay now lets take a look at the bar", 1)])
+    assert [(d.draft.content, d.role) for d in drafts] == [("lets try the amber theme", "decided")]

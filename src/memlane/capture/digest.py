@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..reflect.extract import normalized
-from .draft import NARRATION, Drafted, draft_candidates, speaker_of
+from .draft import Drafted, draft_candidates, speaker_of
+from .outcomes import NARRATION
 from .prose import read_prose
 from .turns import Turn
 

@@ -8,12 +8,13 @@ said it decides what may be kept:
   preferences and decisions, and their instructions for the future ("always", "never", "remember",
   "make sure", "from now on"). A short answer to the agent's question keeps the question it answers;
   "option B" / "the second one" is resolved to the option the agent's turn listed (the person adopted
-  it: their decision, with its content).
+  it: their decision, with its content). A sentence written in Chinese is sorted into the same classes
+  by Chinese cues (:mod:`memlane.capture.chinese`); work asked for now ("then go through the docs") is
+  no statement of the person's.
 - **The agent** (an unnamed assistant turn): only its outcomes in the person's environment, as ``B``:
-  what it changed, created, fixed, ran, or found to be the cause ("Done — ...", "Added ...",
-  "I've created ...", "The root cause was ..."). Never its advice, explanations, refusals, questions or
-  narration, and never a sentence that restates a tool turn (text from outside the conversation: a
-  shared run of :data:`SHARED_RUN` words, or most of its content words in one tool turn).
+  what it changed, created, fixed, ran, or found to be the cause (:mod:`memlane.capture.outcomes`).
+  Never its advice, explanations, refusals, questions, steps or narration, and never a sentence that
+  restates a tool turn (text from outside the conversation).
 - **Tool turns** (``role="tool"``: tool results, fetched pages, files read) are never drafted; they are
   only read to recognise the agent restating them.
 
@@ -23,10 +24,11 @@ written (and which entities it names) is :mod:`memlane.capture.phrasing`.
 Budget: a candidate is drafted when its score (how likely a person is to ask for it later) is at least
 :data:`THRESHOLD`; instructions and decisions score highest, then the person's statements about
 themselves and the agent's first outcome of a turn, then the rest. One of the person's turns yields at
-most :data:`PERSON_PER_TURN` bullets, an agent turn :data:`AGENT_PER_TURN`. Every one of these depends on
+most :data:`PERSON_PER_TURN` bullets, an agent turn ``outcomes.AGENT_PER_TURN``. Every one of these depends on
 its turn (and the agent turn before it) only, so a batch cut in two drafts what it drafts whole (an
 import interrupted and run again writes the same bullets) unless a batch of ``n`` turns reaches the cap
-of ``BUDGET_BASE + BUDGET_PER_TURN * n`` bullets, which keeps the highest scored. Each fact once.
+of ``BUDGET_BASE + BUDGET_PER_TURN * n`` bullets, which keeps the highest scored, and of equal scores the
+later: a later outcome or value is the one that holds at the session's end. Each fact once.
 """
 
 from __future__ import annotations
@@ -40,7 +42,20 @@ from dataclasses import dataclass
 from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
-from .phrasing import FIRST_PERSON, PROTECTED, clean, cut, entities, names_someone, quote, self_contained
+from . import chinese
+from .outcomes import OutsideText, agent_outcomes
+from .phrasing import (
+    FIRST_PERSON,
+    PROTECTED,
+    clean,
+    cut,
+    entities,
+    names_someone,
+    quote,
+    self_contained,
+    size,
+    specific,
+)
 from .prose import Prose, read_prose
 from .turns import Turn
 
@@ -48,10 +63,8 @@ THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the 
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
-AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
+QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
-SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
-SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
 
 
 @dataclass(frozen=True)
@@ -125,8 +138,19 @@ _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b"
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
+# A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
+# at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
+_ASKS_WORK = re.compile(
+    r"^\W{0,3}(?:(?:ok(?:ay)?|so|then|thern|also|and|now|next|first|lastly|finally|please|yes|yeah|great|cool|alright|"
+    r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
+    r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
+    r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
+    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b",
+    re.I,
+)
 _DECISION = re.compile(
-    r"\b(?:let'?s|lets|we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
+    r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|start|begin|get|figure|test|run|continue|do)\b)|"
+    r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
@@ -134,7 +158,12 @@ _DECISION = re.compile(
 _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\b(?:love[sd]?|hate[sd]?|can'?t stand|adore[sd]?|favou?rite)\b", re.I), 0.9),
     (
-        re.compile(r"\b(?:prefer(?:s|red)?|likes?|liked|enjoy(?:s|ed)?|dislikes?|rather|looks? (?:the )?best)\b", re.I),
+        # "like" held by someone ("I really like it"), not the preposition ("worked like a charm", "looks like")
+        re.compile(
+            r"\b(?:prefer(?:s|red)?|(?:i|we|really|also|just|do|don'?t|dont|would|i'?d)\s+like|likes|liked|"
+            r"enjoy(?:s|ed)?|dislikes?|rather|looks? (?:the )?best)\b",
+            re.I,
+        ),
         0.75,
     ),
     (re.compile(r"\b(?:i think|i believe|i feel|in my opinion)\b", re.I), 0.6),
@@ -181,66 +210,6 @@ _OPTION = re.compile(
 )
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
-# --- the agent's words -------------------------------------------------------------------------------
-
-_PAST = (
-    "added|created|fixed|updated|changed|installed|removed|renamed|moved|set|configured|implemented|wrote|replaced|"
-    "enabled|disabled|refactored|deployed|pushed|committed|built|generated|switched|restored|reverted|merged|"
-    "cleaned|patched|wired|introduced|extended|mapped|documented|converted|applied|adjusted|saved|scheduled|"
-    "registered|rewrote|swapped|dropped|deleted|excluded|increased|reduced|raised|lowered|bumped|upgraded|"
-    "downgraded|migrated|ran|verified|tested|confirmed|found|traced|identified|resolved|hardcoded|"
-    "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
-    "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
-    "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
-    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
-)
-_OUTCOME = re.compile(
-    rf"^(?:\W{{0,3}})(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
-    rf"applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
-    rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
-    rf"|(?:i|we) (?:hit|got|saw|ran into|had to)\b|found it\b|found the\b|the (?:root )?cause\b"
-    rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
-    re.I,
-)
-# "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed
-_DONE_TO = re.compile(
-    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
-    rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
-    re.I,
-)
-_NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
-_CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
-_ADVICE = re.compile(
-    r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
-    r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
-    r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
-    r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
-    re.I,
-)
-# A finding about the person's environment, stated (with "your", no hedge): "your ESLint setup does not use X"
-_FINDING = re.compile(
-    r"^\W{0,3}(?:\w+\s+){0,2}?your\s+(?:[\w.-]+\s+){0,3}?(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|doesn'?t|does not|"
-    r"has no|lacks|uses|points to|runs)\b|\b(?:is|are|was|were|isn'?t|aren'?t) (?:not )?(?:reflected|set|used|"
-    r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
-    re.I,
-)
-_HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
-NARRATION = re.compile(
-    r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
-    r"(?:let me|let's (?:check|look|see|start|run|try|read|open|search)|i'll|i will|i'm going to|i am going to|"
-    r"i need to|i should|i'm now|i am now|now i|next i|first i|looking at|checking|reading|searching|running)\b",
-    re.IGNORECASE,
-)
-_SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
-# What the person is to do next, said after a bare "Done.": "Reload WezTerm to see it.", "Restart the shell."
-# The "Done." then says nothing of what was done, and the step is advice: neither is an outcome.
-_NEXT_STEP = re.compile(
-    r"^(?:now\s+|then\s+|just\s+|please\s+)?(?:reload|restart|re-?run|relaunch|reopen|refresh|source|open|press|hit|"
-    r"click|log (?:out|in|back in)|sign (?:out|in)|close|quit|exit|launch|start|run|check|verify|see|paste|copy|"
-    r"type|go to|switch to|reboot|re-?login)\b",
-    re.I,
-)
-
 # --- a unit's shape --------------------------------------------------------------------------------
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -251,35 +220,6 @@ _QUESTION = re.compile(
     r"is (?:there|it|this)|are (?:there|they|these)|do (?:you|we|i)|does|did|should (?:i|we)|any way|is that)\b",
     re.I,
 )
-# --- outside text ------------------------------------------------------------------------------------
-
-
-class OutsideText:
-    """The tool turns of a batch, to recognise an agent sentence that restates one of them."""
-
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.runs: set[tuple[str, ...]] = set()
-        self.words: list[tuple[int, frozenset[str]]] = []
-        for i, t in enumerate(turns):
-            if t.role != "tool":
-                continue
-            toks = re.findall(r"\w+", t.content.casefold())
-            for k in range(len(toks) - SHARED_RUN + 1):
-                self.runs.add(tuple(toks[k : k + SHARED_RUN]))
-            self.words.append((i, frozenset(toks)))
-
-    def restates(self, sentence: str, before: int) -> bool:
-        if not self.words:
-            return False
-        toks = re.findall(r"\w+", sentence.casefold())
-        if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
-            return True
-        content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
-        if len(content) < 5:
-            return False
-        return any(i < before and len(content & words) >= SHARED_SHARE * len(content) for i, words in self.words)
-
-
 # --- drafting ----------------------------------------------------------------------------------------
 
 
@@ -318,7 +258,10 @@ def draft_candidates(
         prose = read_prose(t.content)
         speaker = speaker_of(t, user_name)
         if t.role == "assistant" and not t.name:
-            cands.extend(_agent(prose, i, outside))
+            cands.extend(
+                _Candidate(o.score, "experience", o.text, i, "assistant", o.role)
+                for o in agent_outcomes(prose, i, outside)
+            )
             prev_agent = prose
         elif t.name:
             chat.extend(_named(prose, i, t.name, day, known))
@@ -326,7 +269,8 @@ def draft_candidates(
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
-    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, k))
+    # the highest scored first; of equal scores the later (what holds at the end: a later outcome, a changed value)
+    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
     for k in keep:
@@ -359,7 +303,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
-    if prev_agent is not None and 0 < words <= 8 and not whole.endswith("?"):
+    if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
         adopted = _adopted(whole, prev_agent)
         if adopted is not None:
             label, option = adopted
@@ -368,11 +312,11 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
-        if question and not _SOCIAL.match(whole):
-            if not meaningful or _ADDRESSED.search(whole):
+        if question and not _SOCIAL.match(whole) and not _URL_ONLY.match(whole):
+            if not meaningful or not _substance(rest) or _ADDRESSED.search(whole) or chinese.assent(whole):
                 return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
             text = f"{speaker} answered {quote(question)}: {whole}"
-            score = 0.7 + (0.1 if _specific(whole) else 0.0)
+            score = 0.7 + (0.1 if specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
     for k, u in enumerate(units):
         c = _person_unit(u, i, speaker, day)
@@ -380,7 +324,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             c is not None
             and c.role
             and k
-            and _size(u) <= SHORT_UNIT
+            and size(u) <= SHORT_UNIT
             and _REFERS.search(u)
             and units[k - 1][-1:] != "?"
             and len(units[k - 1]) <= 200
@@ -400,13 +344,19 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
 
 def _question_asked(agent: Prose) -> str | None:
     """The agent's last question, with the sentence before it when the question alone says nothing ("How about
-    the name Harbour Light? What do you think?")."""
+    the name Harbour Light? What do you think?"). Only one near the turn's end (its last QUESTION_TAIL units) is
+    what the person answers: a question the turn asked itself and went on to answer ("Should we add a score? In
+    principle yes ...") is not. The options listed after a question ("For example: - 5 minutes ...") do not count."""
     units = [clean(u) for u in agent.units]
+    after = 0  # sentences of prose after the unit, options and their "For example:" aside
     for k in range(len(units) - 1, -1, -1):
-        if units[k].rstrip().endswith("?"):
-            if k and _size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
+        if after >= QUESTION_TAIL:
+            return None
+        if units[k].rstrip().endswith(("?", "？")):
+            if k and size(units[k]) < SHORT_UNIT and not units[k - 1].endswith(":"):
                 return f"{units[k - 1]} {units[k]}"
             return units[k]
+        after += not (agent.items[k] or units[k].endswith(":"))
     return None
 
 
@@ -428,7 +378,7 @@ def _escape_markdown(text: str) -> str:
 
 
 _CHATTER = frozenset(
-    ["again", "now", "right", "test", "try", "all", "both", "one", "it", "this", "that", "go", "ahead"]
+    ["again", "now", "right", "test", "try", "all", "both", "one", "it", "this", "that", "go", "ahead", "please"]
 )
 _HOLLOW = frozenset(
     [
@@ -458,16 +408,6 @@ def _substance(text: str) -> bool:
     return any(w not in STOPWORDS and w not in _HOLLOW for w in words) or bool(_CJK.search(text))
 
 
-def _size(text: str) -> int:
-    """Words in ``text``, counting a run of CJK characters as one word per two characters."""
-    return len(text.split()) + len(_CJK.findall(text)) // 2
-
-
-def _specific(text: str) -> bool:
-    """Names a value: a number, a backtick span, a path, a URL or an identifier."""
-    return bool(re.search(r"\d", text) or PROTECTED.search(text))
-
-
 def _statement_of(u: str) -> str:
     """A sentence that states something and then asks ("I've now read 12 of them, can you suggest more?", "...,
     but I'm wondering if ...?", "..., can you help me use it" with no question mark): the statement before the
@@ -482,51 +422,84 @@ def _statement_of(u: str) -> str:
     if m is None:
         return u
     head = u[: m.start()].rstrip(" ,;:-–—")
-    return head if _size(head) >= 4 else u
+    return head if size(head) >= 4 else u
 
 
 def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
-    u = _statement_of(u)
-    words = u.split()
     url = _URL_ONLY.match(u)
     if url:
         return _Candidate(0.6, "world", f"{speaker} shared {url.group(1)}", i, speaker, "")
+    if chinese.is_chinese(u):
+        return _chinese_unit(u, i, speaker, day)
+    u = _statement_of(u)
+    words = u.split()
     if not words or u.endswith("?") or _SOCIAL.match(u) or (_QUESTION.match(u) and not _DECISION.search(u)):
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
-    size = _size(u)
-    bonus = 0.1 if _specific(u) or names_someone(u) else 0.0
+    length = size(u)
+    bonus = 0.1 if specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
-    if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and size >= 3:
+    if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and length >= 3:
         kind, score, role = "world", 0.95, "remember"
         conf = None
-    elif _CHANGED.search(u) and _specific(u) and size >= 4 and content >= 1:
+    elif _CHANGED.search(u) and specific(u) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.8, ""
         conf = None
-    elif _SETS.match(u) and size >= 4:
+    elif _SETS.match(u) and length >= 4:
         kind, score, role = "world", 0.8, "decided"
         conf = None
     elif _WORKED.search(u):
         kind, score, role = "world", 0.85, "decided"
         conf = None
-    elif _DECISION.search(u) and size >= 3 and _substance(u):
+    elif _DECISION.search(u) and length >= 3 and _substance(u):
         kind, score, role = "world", 0.8, "decided"
         conf = None
-    elif conf is not None and size >= 3:
+    elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
-    elif _DID.search(u) and size >= 4 and content >= 1:
+    elif _DID.search(u) and length >= 4 and content >= 1:
         kind, score, role = "experience", 0.6, ""
-    elif (_SELF.search(u) or _HABIT.search(u)) and size >= 4 and content >= 1:
+    elif (_SELF.search(u) or _HABIT.search(u)) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
-    elif _PAST_ANY.search(u) and size >= 4 and content >= 2 and names_someone(u):
+    elif _PAST_ANY.search(u) and length >= 4 and content >= 2 and names_someone(u):
         kind, score, role = "experience" if FIRST_PERSON.search(u) else "world", 0.5, ""
-    elif size >= 4 and content >= 2:
+    elif length >= 4 and content >= 2:
         kind, score, role = "world", 0.45, ""
     else:
         return None
+    if kind != "opinion" and score < 0.8 and _ASKS_WORK.match(u):
+        score = min(
+            score, 0.45
+        )  # work asked for now ("then go through our docs"): the agent's outcome says what came of it
     score += bonus
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
+    return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
+
+
+# The classes of a Chinese sentence (capture/chinese.py) scored as the English rules score the same class
+_CHINESE: dict[str | None, tuple[str, float, str]] = {
+    "instruction": ("world", 0.95, "remember"),
+    "changed": ("world", 0.8, ""),
+    "decision": ("world", 0.8, "decided"),
+    "opinion": ("opinion", 0.7, ""),
+    "self": ("world", 0.7, ""),
+    "request": ("world", 0.35, ""),  # asks the agent for work now, sets nothing: under the threshold with a value
+    None: ("world", 0.45, ""),
+}
+
+
+def _chinese_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
+    """A sentence the person wrote in Chinese, scored by its own cues into the English rules' classes."""
+    u = chinese.statement_of(u)
+    cue = chinese.cue(u)
+    if cue == "question" or size(u) < 3:
+        return None
+    kind, score, role = _CHINESE[cue]
+    if chinese.named(u) or specific(u):
+        score += 0.1
+    if not role and score < 0.85 and chinese.addressed(u):
+        score -= 0.2  # about the chat with the agent, not the person's world
+    conf = 0.75 if kind == "opinion" else None
     return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
 
 
@@ -553,56 +526,3 @@ def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
     if 0 <= k < len(options):
         return f"option {label}", options[k]
     return None
-
-
-def _agent(prose: Prose, i: int, outside: OutsideText) -> list[_Candidate]:
-    units = [clean(u) for u in prose.units]
-    out: list[_Candidate] = []
-    k = 0
-    while k < len(units):
-        u = units[k]
-        k += 1
-        if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
-            nxt = units[k]
-            if (
-                not _ADVICE.search(nxt)
-                and not nxt.endswith("?")
-                and not NARRATION.match(nxt)
-                and not _NEXT_STEP.match(nxt)
-            ):
-                u = f"{u} {nxt}"
-                k += 1
-            else:
-                continue
-        if len(u.split()) < 4 or u.endswith("?") or NARRATION.match(u) or _ADVICE.search(u):
-            continue
-        if u.endswith(":") and not (k < len(units) and prose.items[k]):
-            continue  # an introduction to code or output that was left out
-        lead = _OUTCOME.match(u) or _DONE_TO.match(u)
-        yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
-        cause = yours and (_CAUSE.search(u) or _FINDING.search(u))
-        if lead is None and not cause and not (_NOW.search(u) and out):
-            continue
-        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
-            re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
-        ):
-            continue  # a plan, not an outcome
-        if u.endswith(":") and k < len(units) and prose.items[k]:
-            listed: list[str] = []
-            while k < len(units) and prose.items[k] and len(listed) < 3:
-                listed.append(units[k])
-                k += 1
-            u = f"{u} {'; '.join(listed)}"
-        if outside.restates(u, i):
-            continue
-        found = bool(
-            _CAUSE.search(u) or re.match(r"^\W{0,3}(?:found|the (?:root )?cause|the (?:problem|issue))", u, re.I)
-        )
-        found = found or bool(cause)
-        score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if _specific(u) else 0.0)
-        if not (_specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
-            score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
-        out.append(_Candidate(score, "experience", u, i, "assistant", "found" if found else "done"))
-    # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
-    best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:AGENT_PER_TURN]
-    return [out[k] for k in sorted(best)]

@@ -69,7 +69,7 @@ def self_contained(u: str, speaker: str, day: dt.date | None) -> str:
         if t.relative:
             out = f"{out[: t.end]} ({t.range}){out[t.end :]}"
     plain = PROTECTED.sub(" ", out)
-    return f"{speaker} said: {out}" if FIRST_PERSON.search(plain) else out
+    return f"{speaker} said: {out}" if FIRST_PERSON.search(plain) or "我" in plain else out  # 我: "I" in Chinese
 
 
 # --- entities ----------------------------------------------------------------------------------------
@@ -136,3 +136,16 @@ def entities(content: str, speaker: str | None, names: dict[str, str], lower_nam
 def names_someone(text: str) -> bool:
     """Holds a capitalised word that is not a common one (a name, wherever it stands)."""
     return any(w not in _NOT_NAMES for w in re.findall(r"(?<![\w'’])[A-Z][a-z]{2,}(?![\w'’])", text))
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def size(text: str) -> int:
+    """Words in ``text``, counting a run of CJK characters as one word per two characters."""
+    return len(text.split()) + len(_CJK.findall(text)) // 2
+
+
+def specific(text: str) -> bool:
+    """Names a value: a number, a backtick span, a path, a URL or an identifier."""
+    return bool(re.search(r"\d", text) or PROTECTED.search(text))

@@ -85,7 +85,17 @@ _NUMBERED = re.compile(r"^\s*\d{1,6} {1,12}\S")  # a source line as a traceback 
 _SYMBOLS = re.compile(r"[{}\[\]();=<>$|\\&^%#@*~`]")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w_])__(?=\S)|(?<=\S)__(?![\w_])")  # Markdown's bold markers
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])")
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?:(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])"
+    # Chinese and Japanese end a sentence with 。！？； and no space, and often with ?/! before the next character
+    rf"|(?<=[.?!])\s+(?=[{_CJK_CHARS}])|(?<=[?!])(?=[{_CJK_CHARS}]))"
+    r"|(?:(?<=[。！？；])|(?<=[。！？；][」』”’）)]))(?![」』”’）)])\s*(?=\S)"
+)
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+# A line that ends in a CJK character (no comma or other mark that carries on): Chinese writers end a sentence with
+# the line as often as with 。, so the next line is a new unit rather than the same sentence wrapped.
+_CJK_LINE_END = re.compile(f"[{_CJK_CHARS}」』）][)）]?\\s*$")
 
 
 @dataclass(frozen=True)
@@ -121,7 +131,7 @@ def machine_kind(line: str) -> str | None:
             if kind in ("shell", "stack", "listing", "diff") and pattern.match(body):
                 return kind
     symbols = len(_SYMBOLS.findall(_EMPHASIS.sub("", s)))  # "**Total: 57 min**" is prose with emphasis, not code
-    words = len(_WORD.findall(s))
+    words = len(_WORD.findall(s)) + len(_CJK.findall(s)) // 2  # a CJK run has no spaces: two characters a word
     if len(s) >= 12 and symbols * 3 > words + 2 and "`" not in s:
         return "code"  # more punctuation than words: code or output, not prose
     return None
@@ -189,10 +199,11 @@ def _sentence_like(line: str) -> bool:
 
 
 def _blocks(lines: list[str]) -> list[str]:
-    """A paragraph's lines joined into list items and wrapped runs of text (a list item starts a block)."""
+    """A paragraph's lines joined into list items and wrapped runs of text (a list item starts a block, and so
+    does a line after one that ends in a CJK character)."""
     out: list[str] = []
     for ln in lines:
-        if not out or _LIST_MARKER.match(ln.lstrip()):
+        if not out or _LIST_MARKER.match(ln.lstrip()) or _CJK_LINE_END.search(out[-1]):
             out.append(ln)
         else:
             out[-1] += " " + ln.strip()

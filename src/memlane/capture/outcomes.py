@@ -1,0 +1,238 @@
+"""The agent's outcomes: what of an assistant's turn capture may keep, as ``B`` bullets.
+
+Only what it changed, created, fixed, ran, or found to be the cause in the person's environment ("Done — ...",
+"Added ...", "I've created ...", "The root cause was ...", a report's list item "For X: maps A to B", and the same said
+in Chinese, "已更新 ..."). Never its advice, explanations, refusals, questions, plans or narration, never the steps it
+gives the person ("To fix it: - Set X to Public"), and never a sentence that restates a tool turn (text from outside
+the conversation: a shared run of :data:`SHARED_RUN` words, or most of its content words in one tool turn).
+
+A turn yields at most :data:`AGENT_PER_TURN` outcomes, those that say the most (a name, value or path first); how they
+rank against the person's words in the batch's budget is :mod:`memlane.capture.draft`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text.keywords import STOPWORDS
+from . import chinese
+from .phrasing import clean, names_someone, size, specific
+from .prose import Prose
+from .turns import Turn
+
+AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
+SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
+SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
+
+
+@dataclass
+class Outcome:
+    """One outcome of an agent turn: how likely a person is to ask for it later, its words, and what the digest
+    calls it ("done" or "found")."""
+
+    score: float
+    text: str
+    role: str
+
+
+# --- the agent's words -------------------------------------------------------------------------------
+
+_PAST = (
+    "added|created|fixed|updated|changed|installed|removed|renamed|moved|set|configured|implemented|wrote|replaced|"
+    "enabled|disabled|refactored|deployed|pushed|committed|built|generated|switched|restored|reverted|merged|"
+    "cleaned|patched|wired|introduced|extended|mapped|documented|converted|applied|adjusted|saved|scheduled|"
+    "registered|rewrote|swapped|dropped|deleted|excluded|increased|reduced|raised|lowered|bumped|upgraded|"
+    "downgraded|migrated|ran|verified|tested|confirmed|found|traced|identified|resolved|hardcoded|"
+    "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
+    "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
+    "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
+    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
+)
+_OUTCOME = re.compile(
+    rf"^(?:\W{{0,3}})(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
+    rf"applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
+    rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
+    rf"|(?:i|we) (?:hit|got|saw|ran into|had to)\b|found it\b|found the\b|the (?:root )?cause\b"
+    rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
+    re.I,
+)
+# "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed
+_DONE_TO = re.compile(
+    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
+    rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
+    re.I,
+)
+_NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
+_CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
+_ADVICE = re.compile(
+    r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
+    r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
+    r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
+    r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
+    re.I,
+)
+# A finding about the person's environment, stated (with "your", no hedge): "your ESLint setup does not use X"
+_FINDING = re.compile(
+    r"^\W{0,3}(?:\w+\s+){0,2}?your\s+(?:[\w.-]+\s+){0,3}?(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|doesn'?t|does not|"
+    r"has no|lacks|uses|points to|runs)\b|\b(?:is|are|was|were|isn'?t|aren'?t) (?:not )?(?:reflected|set|used|"
+    r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
+    re.I,
+)
+_HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
+NARRATION = re.compile(
+    r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
+    r"(?:let me|let's (?:check|look|see|start|run|try|read|open|search)|i'll|i will|i'm going to|i am going to|"
+    r"i need to|i should|i'm now|i am now|now i|next i|first i|looking at|checking|reading|searching|running)\b",
+    re.IGNORECASE,
+)
+_SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
+# What the person is to do next, said after a bare "Done.": "Reload WezTerm to see it.", "Restart the shell."
+# The "Done." then says nothing of what was done, and the step is advice: neither is an outcome.
+_NEXT_STEP = re.compile(
+    r"^(?:now\s+|then\s+|just\s+|please\s+)?(?:reload|restart|re-?run|relaunch|reopen|refresh|source|open|press|hit|"
+    r"click|log (?:out|in|back in)|sign (?:out|in)|close|quit|exit|launch|start|run|check|verify|see|paste|copy|"
+    r"type|go to|switch to|reboot|re-?login)\b",
+    re.I,
+)
+
+
+# --- outside text ------------------------------------------------------------------------------------
+
+
+class OutsideText:
+    """The tool turns of a batch, to recognise an agent sentence that restates one of them."""
+
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        self.runs: set[tuple[str, ...]] = set()
+        self.words: list[tuple[int, frozenset[str]]] = []
+        for i, t in enumerate(turns):
+            if t.role != "tool":
+                continue
+            toks = re.findall(r"\w+", t.content.casefold())
+            for k in range(len(toks) - SHARED_RUN + 1):
+                self.runs.add(tuple(toks[k : k + SHARED_RUN]))
+            self.words.append((i, frozenset(toks)))
+
+    def restates(self, sentence: str, before: int) -> bool:
+        if not self.words:
+            return False
+        toks = re.findall(r"\w+", sentence.casefold())
+        if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
+            return True
+        content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
+        if len(content) < 5:
+            return False
+        return any(i < before and len(content & words) >= SHARED_SHARE * len(content) for i, words in self.words)
+
+
+# A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
+# "Deps: nfcpy added to pyproject", "`load()` now reads the cache first". Only read inside a report (_section).
+_LABEL = re.compile(r"^[^:;.]{1,40}:\s+(?=\S)")
+_PRESENT = re.compile(
+    r"^(?:now\s+|also\s+)?(?:maps|adds|uses|reads|writes|returns|leaves|supports|validates|accepts|shows|includes|"
+    r"handles|applies|generates|creates|stores|injects|runs|sets|calls|points|checks|emits|exposes|prefers|defaults|"
+    r"falls back|translates|converts|skips|ignores|loads|saves|keeps|removes|replaces|renders|wraps|merges|passes|"
+    r"routes|sends|prints|logs|caches|retries|fetches|parses|exports|imports|warns|rejects|refuses|detects|resolves|"
+    r"reuses|limits|caps|requires|allows|blocks|excludes|enables|disables|triggers|starts|stops|waits)\b",
+    re.I,
+)
+# What a section of an agent's turn is, by the line that opens it: a report of what was done, or steps and plans
+_REPORT_HEAD = re.compile(
+    r"^\W{0,3}(?:what (?:i|we)(?:'ve| have)? (?:did|done|changed|implemented|added|fixed|built|updated|shipped)|"
+    r"what'?s (?:new|changed|done)|what changed|changes(?: made)?\b|summary\b|implemented\b|done\b|completed\b|"
+    r"fixed\b|highlights\b)",
+    re.I,
+)
+_PLAN_HEAD = re.compile(
+    r"\b(?:how to|how do|next steps?|roadmap|proposed|proposal|plan|would you like|want me to|you can|you could|"
+    r"you'?ll|you need|if you|to (?:try|use|test|fix|run|verify|deploy|install)|options?|suggest(?:ion)?s?|"
+    r"recommend(?:ation)?s?|could|should|fix in|steps?|todo|to do|next|manual(?:ly)?|instructions?|usage|example)\b",
+    re.I,
+)
+
+
+def _section(u: str, current: bool | None) -> bool | None:
+    """Whether the list items after ``u`` (a line of prose that is no list item) report work done (True), are steps
+    for the person or a plan (False), or neither is known (None); a short heading such as "Docs" keeps the section
+    it is in."""
+    head = size(u) <= 6 or u.endswith(":")
+    if u.endswith(("?", "？")) or (head and _PLAN_HEAD.search(u)) or NARRATION.match(u):
+        return False
+    if _REPORT_HEAD.match(u) or (_OUTCOME.match(u) and not _ADVICE.search(u)):
+        return True
+    if _ADVICE.search(u) or re.search(r"\b(?:will|i'll|we'll|going to)\b", u, re.I):
+        return False
+    return current if head else None
+
+
+def _reported(u: str) -> bool:
+    """A list item of a report that says what was done in the present tense or as a passive ("Deps: nfcpy added to
+    pyproject"), possibly after a label: an outcome when it names something."""
+    body = _LABEL.sub("", u, count=1)
+    said = _PRESENT.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
+    return bool(said) and (specific(u) or names_someone(u))
+
+
+def agent_outcomes(prose: Prose, i: int, outside: OutsideText) -> list[Outcome]:
+    """The outcomes of assistant turn ``i`` (its prose), at most AGENT_PER_TURN, in their order."""
+    units = [clean(u) for u in prose.units]
+    out: list[Outcome] = []
+    report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
+    k = 0
+    while k < len(units):
+        u = units[k]
+        item = prose.items[k]
+        k += 1
+        if not item:
+            report = _section(u, report)
+        elif report is False:
+            continue  # a step for the person or a plan ("How to try", "Next steps"): never an outcome
+        if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
+            nxt = units[k]
+            if (
+                not _ADVICE.search(nxt)
+                and not nxt.endswith(("?", "？"))
+                and not NARRATION.match(nxt)
+                and not _NEXT_STEP.match(nxt)
+            ):
+                u = f"{u} {nxt}"
+                k += 1
+            else:
+                continue
+        if size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u):
+            continue
+        if u.endswith(":") and not (k < len(units) and prose.items[k]):
+            continue  # an introduction to code or output that was left out
+        lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)))
+        weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
+        lead = lead or weaker
+        yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
+        cause = yours and (_CAUSE.search(u) or _FINDING.search(u))
+        if not lead and not cause and not (_NOW.search(u) and out):
+            continue
+        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
+            re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
+        ):
+            continue  # a plan, not an outcome
+        if u.endswith(":") and k < len(units) and prose.items[k]:
+            listed: list[str] = []
+            while k < len(units) and prose.items[k] and len(listed) < 3:
+                listed.append(units[k])
+                k += 1
+            u = f"{u} {'; '.join(listed)}"
+        if outside.restates(u, i):
+            continue
+        found = bool(
+            _CAUSE.search(u) or re.match(r"^\W{0,3}(?:found|the (?:root )?cause|the (?:problem|issue))", u, re.I)
+        )
+        found = found or bool(cause)
+        score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0)
+        score -= 0.05 if weaker else 0.0  # said as done by its place in a report only: after an outcome said so
+        if not (specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
+            score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
+        out.append(Outcome(score, u, "found" if found else "done"))
+    # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
+    best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:AGENT_PER_TURN]
+    return [out[k] for k in sorted(best)]
