@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..config import AgentConfig
 from ..errors import ProviderError
-from .base import EmbeddingProvider, Vectors, normalize_rows
+from .base import EmbeddingProvider, Vectors, normalize_rows, similarities
 from .gemini import DEFAULT_BASE_URL as GEMINI_BASE_URL
 from .http import Endpoint, HttpClient, RetryPolicy
 from .keys import EmbeddingKey, embedding_key
@@ -26,6 +26,7 @@ __all__ = [
     "normalize_rows",
     "resolve_endpoint",
     "resolve_provider",
+    "similarities",
 ]
 
 

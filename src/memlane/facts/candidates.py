@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..embeddings import similarities
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredRelation
 from ..text.keywords import STOPWORDS, match_expression
@@ -126,7 +127,7 @@ def _vector_leg(
     query_vec, where = question.vec, question.where
     if query_vec is None or vectors is None or not len(vectors.seqs):
         return None
-    sims = vectors.matrix @ query_vec
+    sims = similarities(vectors.matrix, query_vec)
     allowed = sims
     if not where.empty:
         mask = np.isin(vectors.seqs, np.asarray(store.facts.seqs(where), dtype=np.int64))

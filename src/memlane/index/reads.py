@@ -17,7 +17,6 @@ from ..facts.supersede import current_first
 from ..search.ranking import SearchResponse, chunk_scores, rank
 from ..search.rerank import Reranker, make_reranker
 from ..search.shared import SharedIndexes
-from .blas import one_blas_thread
 from .keeper import IndexKeeper
 
 
@@ -48,7 +47,7 @@ class Reads:
         keeper = self.keeper
         q = keeper.settings.query
         provider, query_vec, failure = keeper.embed_query(query)
-        with keeper.lock, one_blas_thread():  # a matrix times one vector: one thread, none left spinning
+        with keeper.lock:
             fallback = keeper.choice.fallback
             vectors = None
             if failure is not None and provider is not None:
@@ -102,7 +101,7 @@ class Reads:
         provider, query_vec, failure = keeper.embed_query(embedded_text(query, when.date()))
         if failure is not None:
             notes.append(f"query embedding failed, words only: {failure}")
-        with keeper.lock, one_blas_thread():
+        with keeper.lock:
             fact_vectors = chunk_vectors = None
             if provider is not None:
                 fact_vectors, chunk_vectors = keeper.fact_vectors(), keeper.chunk_vectors()

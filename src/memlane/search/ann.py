@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..embeddings import EmbeddingKey
+from ..embeddings import EmbeddingKey, similarities
 from ..store import IndexStore
 from ..store.sqlite import INDEX_ID
 from .vectors import KeyScorer, VectorScores, stored_in_order
@@ -213,7 +213,7 @@ class AnnVectors:
         found = self.index.search(query_vec, min(wanted, max(len(self.index), 1)))
         candidates = np.sort(np.asarray(found.keys, dtype=np.int64))
         seqs, matrix = self.store.vectors_for(self.key, candidates, self.dims)
-        sims = matrix @ query_vec
+        sims = similarities(matrix, query_vec)
         exact = {int(s): float(c) for s, c in zip(seqs, sims, strict=True)}
         order = sorted(exact, key=lambda s: -exact[s])[:k]
 
@@ -222,7 +222,7 @@ class AnnVectors:
             more: dict[int, float] = {}
             if len(missing):
                 got, m = self.store.vectors_for(self.key, missing, self.dims)
-                more = {int(s): float(c) for s, c in zip(got, m @ query_vec, strict=True)}
+                more = {int(s): float(c) for s, c in zip(got, similarities(m, query_vec), strict=True)}
             return {**{s: exact[s] for s in wanted_seqs if s in exact}, **more}
 
         return VectorScores(order, cosines)

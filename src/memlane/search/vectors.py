@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..embeddings import EmbeddingKey
+from ..embeddings import EmbeddingKey, similarities
 from ..store import IndexStore, ServerVectorSearch
 
 # (chunk seqs, query vector) -> (owner chunk seq, said by an assistant, embedded yet, cosine to the query),
@@ -94,7 +94,7 @@ class VectorIndex:
 
     def scores(self, query_vec: npt.NDArray[np.float32], k: int) -> VectorScores:
         """Exact cosine of every row; the ``k`` best first."""
-        sims = self.matrix @ query_vec
+        sims = similarities(self.matrix, query_vec)
         k = min(k, len(sims))
         top = np.argpartition(-sims, k - 1)[:k] if 0 < k < len(sims) else np.arange(len(sims))
         top = top[np.argsort(-sims[top], kind="stable")]

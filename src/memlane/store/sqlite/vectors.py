@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ...embeddings import EmbeddingKey
+from ...embeddings import EmbeddingKey, similarities
 from ..slices import in_slices
 from .connection import SQLiteConnection
 from .schema import VECTOR_TABLES
@@ -108,7 +108,12 @@ class VectorTables(SQLiteConnection):
         zero = bytes(4 * len(query_vec))
         matrix = np.frombuffer(b"".join(b or zero for b in blobs), dtype="<f4").reshape(len(blobs), len(query_vec))
         embedded = np.asarray([b is not None for b in blobs], dtype=np.bool_)
-        return np.asarray(owners, dtype=np.int64), np.asarray(assistant, dtype=np.bool_), embedded, matrix @ query_vec
+        return (
+            np.asarray(owners, dtype=np.int64),
+            np.asarray(assistant, dtype=np.bool_),
+            embedded,
+            similarities(matrix, query_vec),
+        )
 
     def keys_without_vectors(self, key: EmbeddingKey) -> int:
         """Chunk keys with no vector for ``key`` yet (a batch job still out, or another model's index)."""
