@@ -93,6 +93,10 @@ def test_a_restatement_or_another_subject_is_not_a_supersession() -> None:
     later = said(8, "Just so you know, Pia is here if you need to talk about the move", who="Pia", day="2026-05-01")
     assert not supersede.same_thing(call, later)
     # ... while a count of one thing told apart is a value replaced even when the old number is said again
+    # ... nor a value the later fact names as the one replaced ("from Fira Code")
+    font = said(11, "My editor font is Fira Code at size 13")
+    switched = said(12, "I switched my editor font from Fira Code to JetBrains Mono at size 13", day="2026-04-01")
+    assert supersede.same_thing(font, switched)
     kneading = said(9, "I knead the bread dough for 8 minutes now")
     longer = said(10, "I knead the bread dough for 12 minutes now, up from 8 minutes", day="2026-04-01")
     assert supersede.same_thing(kneading, longer)
@@ -471,6 +475,7 @@ def test_a_verb_before_an_amount_counts_nothing() -> None:
     assert reading.amounts_of("I allocated $2,000 for the garden shed") == set()
     assert reading.amounts_of("I completed 14 crossword puzzles") == {("14", "crossw")}
     assert reading.amounts_of("I'm completing 8 sudoku puzzles") == {("8", "sudoku")}
+    assert ("1450", "rating") in reading.amounts_of("my chess rating is 1450")  # a noun, "is" between
     # "completing" is what was done: two puzzle sets of other kinds are not one count updated
     sudoku = said(3, "I'm completing 8 sudoku puzzles this week", at="09:00")
     kakuro = said(4, "I'm completing 12 kakuro puzzles this week", at="09:20")

@@ -117,6 +117,7 @@ class Said:
     changed: frozenset[tuple[str, str]] = frozenset()  # (a word of what changed, its new value): see _CHANGED_TO
     moved: bool = False  # says the event changed ("rescheduled", "moved", "extended")
     timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
+    was: frozenset[str] = frozenset()  # values it names as replaced ("from Fira Code", "instead of 8"): see _WAS
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -175,6 +176,7 @@ def read(
     minute, subjects, frame, values, update, amounts, days, moved = _reading(content, tuple(mentions))
     timed = PROVENANCE.search(content) is not None
     dates, changed = _changes(content)
+    was = _replaced(content)
     return Said(
         seq,
         (day, minute, path, line),
@@ -188,7 +190,22 @@ def read(
         changed=changed,
         moved=moved,
         timed=timed,
+        was=was,
     )
+
+
+# What a fact says was replaced: the words after "from", "instead of", "rather than", "replacing", "no longer",
+# up to three, read for values as the fact is ("switched from Fira Code to JetBrains Mono": fira, code).
+_WAS = re.compile(r"\b(?:from|instead of|rather than|replacing|no longer(?: \w+)?)\s+((?:[^\s,;.!?]+\s?){1,3})", re.I)
+
+
+@functools.lru_cache(maxsize=8192)
+def _replaced(content: str) -> frozenset[str]:
+    """The values ``content`` names as replaced (see ``_WAS``)."""
+    out: set[str] = set()
+    for m in _WAS.finditer(PROVENANCE.sub("", content)):
+        out |= _split(f"x {m.group(1)}")[1]  # "x ": a name right after the marker is not a sentence's first word
+    return frozenset(out)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -292,6 +309,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
         if (words and words[-1].lower() in MONTHS) or (after and after.group(1).lower() in MONTHS):
             continue  # a date ("June 5", "13 May") counts nothing
+        direct = bool(words) and words[-1].lower() not in _FILLER  # nothing between the word and the number
         while words and words[-1].lower() in _FILLER:
             words.pop()
         # the word before, and the one before that: "team of 4", "my total species count to 32"
@@ -301,11 +319,12 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
             or before[-1] != words[-1]
             or before[-1].lower() in STOPWORDS
             or before[-1][0].isupper()
-            or before[-1].lower().endswith(("ed", "ing"))
+            or (direct and before[-1].lower().endswith(("ed", "ing")))
         ):
             before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
             # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
-            # problems", "completing 8 problems": a verb says what was done with the amount, not what it counts
+            # problems", "completing 8 problems": a verb right before the amount says what was done with it, not
+            # what it counts ("my rating is 1450", "spending was 400": a noun, with a word between)
         for word in (after.group(1) if after else "", *reversed(before)):
             low = word.lower()
             if low == "%" or (low and low not in STOPWORDS and low not in _SELF):

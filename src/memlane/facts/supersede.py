@@ -108,7 +108,9 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
             return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
-    if not (a.values - b.values and b.values - a.values) and not _counts_differ(a, b):
+    earlier, later = (a, b) if b.when > a.when else (b, a)
+    new = later.values - later.was  # "switched from Fira Code to JetBrains Mono": Fira Code is the old value
+    if not (earlier.values - new and new - earlier.values) and not _counts_differ(a, b):
         return False  # one adds a value to the other's ("Hey Evan, Sam needs to talk" / "Sam is here to talk"): no
         # value was replaced, and no count of one thing differs ("8 minutes", then "from 8 to 12 minutes" does)
     if max(len(a.frame), len(b.frame)) > MAX_FRAME:
