@@ -93,3 +93,11 @@ def test_an_outcome_the_agent_reports_in_chinese_is_kept() -> None:
     turn = _t("assistant", "已更新 `config.toml`，把超时改成 30 秒。")
     drafts = _drafts([_t("user", "超时太短了", 0), turn])
     assert any(d.speaker == "assistant" and "config.toml" in d.draft.content for d in drafts), drafts
+
+
+def test_a_sentence_that_opens_like_a_question_word_but_states_is_no_question() -> None:
+    assert chinese.cue("可以，就用 Postgres 吧。") == "decision"  # "OK, use Postgres": agreeing, not asking
+    assert chinese.cue("什么都不要改，保持原样。") == "instruction"  # "change nothing"
+    assert chinese.cue("哪怕很慢也要用本地模型。") != "question"  # "even if slow, use the local model"
+    assert chinese.cue("可以帮我看看这个吗？") == "question"
+    assert chinese.cue("什么是留存率") == "question"

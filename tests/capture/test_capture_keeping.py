@@ -299,3 +299,11 @@ def test_a_short_reply_answers_a_question_followed_by_its_options() -> None:
 def test_trying_a_named_thing_is_a_choice_and_taking_a_look_is_not() -> None:
     drafts = _drafts([_t("user", "lets try the amber theme", 0), _t("user", "okay now lets take a look at the bar", 1)])
     assert [(d.draft.content, d.role) for d in drafts] == [("lets try the amber theme", "decided")]
+
+
+def test_a_statement_that_opens_with_a_word_spelled_like_a_request_is_kept() -> None:
+    update = "Update: my sister moved back to town and lives near the station now."
+    heard = "Also read that our landlord is selling the building next spring."
+    texts = _texts([_t("user", update), _t("user", heard, 2)])
+    assert any("sister moved back to town" in t for t in texts) and any("landlord is selling" in t for t in texts)
+    assert _texts([_t("user", "Update the README with the new port.")]) == []

@@ -34,3 +34,10 @@ def test_a_statement_with_a_question_tag_states_something() -> None:
 def test_a_question_stays_a_question() -> None:
     assert _texts("How do I keep the greenhouse above 10 degrees at night, right?") == []
     assert _texts("Can you help me import my old library into Calibre, you know?") == []
+    # ", right?" asks to be told whether it is so: not the person's statement
+    assert _texts("The greenhouse heater runs on a 12 V panel since May, right?") == []
+
+
+def test_a_request_the_person_reports_is_part_of_their_statement() -> None:
+    (text,) = _texts("My landlord asked me, can you move your bike out of the hallway by June 1, and I said yes")
+    assert "move your bike out of the hallway by June 1" in text

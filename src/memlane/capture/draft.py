@@ -132,7 +132,11 @@ _ASKS = re.compile(
 # A request to the agent inside a sentence with no question mark ("I just set up X, can you help me use it")
 _REQUEST = re.compile(r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:can|could|would|will) you\b", re.I)
 # A question tag after a statement ("..., you know?", "..., right?"): the sentence states, it does not ask
-_TAG = re.compile(r",\s*(?:you know|ya know|right|isn'?t it|don'?t you think|huh)\s*\?$", re.I)
+# (only the rhetorical ones: ", right?" after "the server listens on 8080" asks to be told whether it does)
+_TAG = re.compile(r",\s*(?:you know|ya know)\s*\?$", re.I)
+# Speech reported before a request ("My manager asked me, can you lead the migration"): the request is the
+# statement's, not the person's to the agent
+_REPORTED = re.compile(r"\b(?:ask(?:s|ed)?|sa(?:ys|id)|told|tells?|wrote|writes?|texted|emailed)(?: \w+)?$", re.I)
 # A short sentence that points back at the one before it: "the contents", "it", "them", "those"
 _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
@@ -145,7 +149,8 @@ _ASKS_WORK = re.compile(
     r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
     r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
     r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
-    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b",
+    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b"
+    r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
 _DECISION = re.compile(
@@ -422,7 +427,7 @@ def _statement_of(u: str) -> str:
     if m is None:
         return u
     head = u[: m.start()].rstrip(" ,;:-–—")
-    return head if size(head) >= 4 else u
+    return head if size(head) >= 4 and not _REPORTED.search(head) else u
 
 
 def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidate | None:
