@@ -54,7 +54,7 @@ def test_a_search_that_min_score_empties_says_so_and_how_to_see_more(tmp_path: P
         resp = mem.search("which database did we choose?", min_score=0.99)
         assert resp.results == []
         (note,) = [n for n in resp.notes if "minScore" in n]
-        assert "0.99" in note and f"{low[0].score:.3f}" in note and "--min-score" in note
+        assert "0.99" in note and f"{low[0].score:.3f}" in note and "--min-score" in note and "minScore" in note
         assert not [n for n in mem.search("which database did we choose?", min_score=0).notes if "minScore" in n]
 
 

@@ -140,15 +140,15 @@ def rank(
     rows_by_seq = store.chunks_by_seq(c.seq for c in ranked)
     paths = {seq: row.path for seq, row in rows_by_seq.items()}
     ranked = apply_priors(ranked, paths, settings.priors, query, now, settings.archive_weight)
+    if now is not None:  # a daily log of a day after ``now`` is no answer: left out before the cut to n
+        ranked = [c for c in ranked if (day_of(paths.get(c.seq, "")) or dt.date.min) <= now.date()]
     kept = [c for c in ranked if c.score >= min_score]
     if ranked and not kept and notes is not None:  # say why nothing came back, and how to see more
         notes.append(
             f"no passage scored minScore {min_score:g} or more (the best scored {max(c.score for c in ranked):.3f}):"
-            " lower it with --min-score or query.minScore"
+            " lower minScore (memlane search --min-score, the tool's minScore, or query.minScore in the config)"
         )
     ranked = kept
-    if now is not None:  # a daily log of a day after ``now`` is no answer: left out before the cut to n
-        ranked = [c for c in ranked if (day_of(paths.get(c.seq, "")) or dt.date.min) <= now.date()]
     if reranker is not None and len(ranked) > 1:
         ranked = _rerank(reranker, query, ranked, rows_by_seq, settings.rerank, notes)
     if hybrid.mmr.enabled and len(ranked) > 1:
