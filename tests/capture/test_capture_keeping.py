@@ -307,3 +307,13 @@ def test_a_statement_that_opens_with_a_word_spelled_like_a_request_is_kept() -> 
     texts = _texts([_t("user", update), _t("user", heard, 2)])
     assert any("sister moved back to town" in t for t in texts) and any("landlord is selling" in t for t in texts)
     assert _texts([_t("user", "Update the README with the new port.")]) == []
+
+
+def test_the_session_going_on_is_no_fact_and_a_must_not_is_a_decision() -> None:
+    assert _texts([_t("user", "Continue with Phase 4.")]) == []
+    assert _texts([_t("user", "ok proceed with step 3")]) == []
+    assert _texts([_t("user", "Continue using Postgres 17 for the reporting API.")]) != []
+    (ruled,) = _drafts([_t("user", "The dashboard should not use any charting library like D3 or Chart.js.")])
+    assert ruled.score >= 0.8 and "should not use any charting library" in ruled.draft.content
+    told = _drafts([_t("user", "You shouldn't have deleted the old migration files in db/old.")])
+    assert all(d.score < 0.8 for d in told)  # about the chat with the agent, not a rule

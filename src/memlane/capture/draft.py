@@ -157,7 +157,14 @@ _DECISION = re.compile(
     r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|start|begin|get|figure|test|run|continue|do)\b)|"
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
+    r"(?<!\byou )(?:should not|shouldn'?t|must not|mustn'?t) (?!have\b)\w+|"
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
+    re.I,
+)
+# "Continue with Phase 4", "ok proceed": the session going on, nothing to ask for later ("continue using X" decides)
+_CARRY_ON = re.compile(
+    r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yeah|great|good|perfect|thanks|now)[,!.]?\s+)?(?:please\s+)?"
+    r"(?:continue|proceed|resume|carry on|keep going|go on|move on)\b(?!\s+(?:to use|using)\b)",
     re.I,
 )
 _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
@@ -439,6 +446,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     u = _statement_of(u)
     words = u.split()
     if not words or u.endswith("?") or _SOCIAL.match(u) or (_QUESTION.match(u) and not _DECISION.search(u)):
+        return None
+    if _CARRY_ON.match(u) and size(u) <= 10:
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
     length = size(u)
