@@ -317,13 +317,3 @@ def test_the_session_going_on_is_no_fact_and_a_must_not_is_a_decision() -> None:
     assert ruled.score >= 0.8 and "should not use any charting library" in ruled.draft.content
     told = _drafts([_t("user", "You shouldn't have deleted the old migration files in db/old.")])
     assert all(d.score < 0.8 for d in told)  # about the chat with the agent, not a rule
-
-
-def test_what_someone_has_always_done_or_will_make_sure_of_is_no_rule_for_later() -> None:
-    for said in ("I've always been drawn to warm colours for the living room walls.",
-                 "That is a good idea, and I'll make sure to leave room for a reading chair."):  # fmt: skip
-        assert all(d.score < 0.95 for d in _drafts([_t("user", said)])), said
-    for rule in ("Always run the tests before you push.", "Make sure the backups run nightly.",
-                 "Never commit secrets to the repo."):  # fmt: skip
-        (kept,) = _drafts([_t("user", rule)])
-        assert kept.score >= 0.95, rule

@@ -88,9 +88,8 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 
 _INSTRUCTION = re.compile(
     r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
-    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )(?<!'ll )(?<!\bwill )make sure|"
-    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!'ve )(?<!\bhave )(?<!'s )(?<!\bhas )"
-    r"(?:always|never)|"
+    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )make sure|"
+    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
     r"do not ever)\b",
     re.I,
 )
