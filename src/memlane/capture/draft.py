@@ -122,16 +122,17 @@ _SETS = re.compile(
 )
 # Where a request to the agent starts inside a sentence that first states something ("my library has now 52
 # sources, how can I organise them?"): what comes before it is a statement.
+_CLAUSE_START = r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?"  # where a clause of a sentence starts
 _ASKS = re.compile(
-    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:(?:can|could|would|will|is|does|do|should)\s+(?:you|i|we|someone|it|"
+    _CLAUSE_START + r"(?:(?:can|could|would|will|is|does|do|should)\s+(?:you|i|we|someone|it|"
     r"this|that|they|these|there)\b|(?:how|what|why)\s+(?:\w+\s+){0,2}?(?:can|could|should|would|do|does|did|will|to|is|are)\b|"
     r"are there\b|any (?:tips|ideas|advice)\b|"
     r"i(?:'m| am| was) (?:\w+ )?(?:wondering|curious|not sure) (?:if|whether|how|what|about)\b)",
     re.I,
 )
 # A request to the agent inside a sentence with no question mark ("I just set up X, can you help me use it")
-_REQUEST = re.compile(r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so)\s+)?(?:can|could|would|will) you\b", re.I)
-# A question tag after a statement ("..., you know?", "..., right?"): the sentence states, it does not ask
+_REQUEST = re.compile(_CLAUSE_START + r"(?:can|could|would|will) you\b", re.I)
+# A question tag after a statement ("..., you know?"): the sentence states, it does not ask
 # (only the rhetorical ones: ", right?" after "the server listens on 8080" asks to be told whether it does)
 _TAG = re.compile(r",\s*(?:you know|ya know)\s*\?$", re.I)
 # Speech reported before a request ("My manager asked me, can you lead the migration"): the request is the
