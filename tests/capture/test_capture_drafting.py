@@ -4,6 +4,7 @@ the budget, one copy, entities and the digest. Hand-written turns, one rule per 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 from pathlib import Path
@@ -434,6 +435,47 @@ def test_the_llm_path_sends_only_prose(tmp_path: Path) -> None:
         sent = request.body["messages"][1]["content"]
         assert "I run Arch with Hyprland." in sent and "I set the delay to 10 minutes" in sent, sent
         assert "uname" not in sent and "x86_64" not in sent, sent
+    finally:
+        server.stop()
+
+
+def test_the_llm_path_never_sends_the_agents_narration(tmp_path: Path) -> None:
+    from vendor_server import VendorServer
+
+    def said(role: str, text: str, minute: int, phase: str | None = None) -> dict[str, Any]:
+        payload = {"type": "message", "role": role, "content": [{"type": "output_text", "text": text}]}
+        return {
+            "timestamp": f"2026-05-01T14:{minute:02d}:00Z",
+            "type": "response_item",
+            "payload": payload | ({"phase": phase} if phase else {}),
+        }
+
+    rollout = tmp_path / "rollout.jsonl"
+    records = [
+        {"timestamp": "2026-05-01T14:00:00Z", "type": "session_meta", "payload": {"id": "cx-n", "cwd": "/w"}},
+        said("user", "Pin the cache TTL to 90 seconds.", 0),
+        said("assistant", "I found the cache module; next I'm reading its tests.", 1, "commentary"),
+        said("assistant", "Set the cache TTL to 90 seconds in `cache.py`.", 2, "final_answer"),
+    ]
+    rollout.write_text("".join(json.dumps(r) + "\n" for r in records))
+    server = VendorServer().start()
+    try:
+        server.state.chat_replies.append("- W @User: The cache TTL is 90 seconds.\n")
+        config = {
+            "agents": {
+                "defaults": {
+                    "capture": {"llm": True},
+                    "llm": {"baseUrl": f"{server.url}/v1", "apiKey": "sk-llm-x", "model": "m-1"},
+                }
+            }
+        }
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        with memlane.open(ws, provider=FakeEmbedder(), config=config) as mem:
+            mem.capture_transcript(rollout, "codex", now=NOW)
+        [request] = [r for r in server.state.requests if r.kind == "chat.completions"]
+        sent = request.body["messages"][1]["content"]
+        assert "Set the cache TTL to 90 seconds" in sent and "cache module" not in sent, sent
     finally:
         server.stop()
 

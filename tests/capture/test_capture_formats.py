@@ -165,11 +165,22 @@ CODEX = [
         "payload": {"type": "function_call_output", "call_id": "c1", "output": TOOL_TEXT},
     },
     {
+        "timestamp": "2026-05-01T12:00:06Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "phase": "commentary",  # narration while it works, which the final answer supersedes
+            "content": [{"type": "output_text", "text": "I found the schema files; next I'm checking the indexes."}],
+        },
+    },
+    {
         "timestamp": "2026-05-01T12:00:07Z",
         "type": "response_item",
         "payload": {
             "type": "message",
             "role": "assistant",
+            "phase": "final_answer",
             "content": [{"type": "output_text", "text": "I migrated the schema to Postgres 17."}],
         },
     },
@@ -261,7 +272,7 @@ def test_each_format_gives_only_the_user_and_assistant_words(
 ) -> None:
     assert detect_format(records) == fmt
     read = _turns(fmt, records)
-    turns = [t for t in read if t.role != "tool"]
+    turns = [t for t in read if t.role != "tool" and not t.narration]
     assert [(t.role, t.content) for t in turns] == expected
     sessions = {read_record(fmt, r).session for r in records} - {None}
     assert sessions == ({session} if session else set())
@@ -269,6 +280,15 @@ def test_each_format_gives_only_the_user_and_assistant_words(
     assert TOOL_TEXT not in text and THOUGHT not in text
     # the tool's result is read as outside text (role "tool"), never as a speaker's words
     assert [t.content for t in read if t.role == "tool"] == [TOOL_TEXT]
+
+
+def test_codex_commentary_is_read_as_the_agents_narration_and_never_written(tmp_path: Path) -> None:
+    # Codex marks what the agent says while it works ("phase": "commentary"); its final answer reports the work
+    narrated = [t.content for t in _turns("codex", CODEX) if t.narration]
+    assert narrated == ["I found the schema files; next I'm checking the indexes."]
+    text, _ = _capture_file(tmp_path, "rollout.jsonl", CODEX)
+    assert "migrated the schema to Postgres 17" in text
+    assert "schema files" not in text and "indexes" not in text, text
 
 
 def test_timestamps_and_names_are_read() -> None:

@@ -263,7 +263,9 @@ def draft_candidates(
     for i, t in enumerate(turns):
         if t.role == "tool":
             continue
-        spoken += 1
+        spoken += 1  # the agent's narration counts toward the session's size, and gives no bullet
+        if t.narration:
+            continue
         key = normalized(t.content)
         if key in said and len(key.split()) >= 6:
             continue  # a pasted-back old turn is not recorded again

@@ -21,9 +21,11 @@ The fields each reader depends on (a host that renames one of them fails here, l
     ``response_item`` records whose ``payload.type`` is "message" with ``payload.role`` user | assistant
     and ``payload.content`` blocks ``input_text`` | ``output_text``; ``function_call_output`` /
     ``custom_tool_call_output`` are outside text. ``event_msg`` records repeat the same words and are not
-    read. The older layout (Sept 2025): a first record ``{id, timestamp, instructions, git}``, then bare
-    ``message`` / ``reasoning`` / ``function_call`` items without a ``payload``, and ``{"record_type":
-    "state"}`` lines.
+    read. An assistant message whose ``payload.phase`` is "commentary" (rollouts from early 2026 on) is the
+    agent's running narration while it works, which its ``final_answer`` then reports: a
+    :attr:`~memlane.capture.turns.Turn.narration` turn. The older layout (Sept 2025): a first record ``{id,
+    timestamp, instructions, git}``, then bare ``message`` / ``reasoning`` / ``function_call`` items without a
+    ``payload``, and ``{"record_type": "state"}`` lines.
 ``openclaw`` (``~/.openclaw/agents/<id>/sessions/*.jsonl``; pi's session format)
     ``{type: "session", id, cwd}`` first, then ``{type: "message", timestamp, message: {role, content}}``
     with ``role`` user | assistant read, ``toolResult`` outside text, and ``text`` blocks (``toolCall``
@@ -149,13 +151,14 @@ def _stamp(value: Any) -> dt.datetime | None:
     return stamp
 
 
-def spoken_turn(role: Any, text: str, stamp: Any, name: Any = None) -> list[Turn]:
+def spoken_turn(role: Any, text: str, stamp: Any, name: Any = None, *, narration: bool = False) -> list[Turn]:
     if role not in SPEAKERS:
         return []
     text = hosts.clean(role, normalize_breaks(text))
     if not text:
         return []
-    return [Turn(role, text, _stamp(stamp), name if isinstance(name, str) and name.strip() else None)]
+    name = name if isinstance(name, str) and name.strip() else None
+    return [Turn(role, text, _stamp(stamp), name, narration=narration and role == "assistant")]
 
 
 def tool_turn(text: Any, stamp: Any) -> list[Turn]:
@@ -243,7 +246,8 @@ def _codex(record: Mapping[str, Any]) -> RecordInfo:
         return RecordInfo(tool_turn(_codex_output(item.get("output")), stamp))
     if item.get("type") != "message":
         return RecordInfo()
-    return RecordInfo(spoken_turn(item.get("role"), blocks_text(item.get("content"), _CODEX_TEXT), stamp))
+    text = blocks_text(item.get("content"), _CODEX_TEXT)
+    return RecordInfo(spoken_turn(item.get("role"), text, stamp, narration=item.get("phase") == "commentary"))
 
 
 def _openclaw(record: Mapping[str, Any]) -> RecordInfo:

@@ -47,8 +47,8 @@ class CaptureLlm:
     def draft_turns(self, turns: Sequence[Turn], day: dt.date, known: Sequence[str]) -> list[Drafted]:
         lines = []
         for t in turns:
-            if t.role not in ("user", "assistant"):
-                continue  # tool results, pages and files read: outside text is never sent to be drafted
+            if t.role not in ("user", "assistant") or t.narration:
+                continue  # outside text (tool results, pages, files read) is never sent, nor the agent's narration
             prose = " ".join(read_prose(t.content).units)  # the source filter first: no pasted machine text
             text = without_narration(prose) if t.role == "assistant" else prose
             if text.strip():

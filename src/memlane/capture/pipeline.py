@@ -162,7 +162,7 @@ class Capturer:
                 continue
             clean = redact(t.content)
             report.secrets_redacted += clean.count
-            fresh.append((i + offset, Turn(t.role, clean.text, when, t.name)))
+            fresh.append((i + offset, replace(t, content=clean.text, timestamp=when)))
         by_day: dict[dt.date, list[tuple[int, Turn]]] = {}
         for i, t in fresh:
             by_day.setdefault((t.timestamp or now).date(), []).append((i, t))

@@ -32,12 +32,18 @@ class Turn:
     host injects already left out by the reader), or "tool" for outside text the conversation carried: a tool's
     result, a page fetched, a file read. A "tool" turn is never drafted, never titles a session and is not
     a speaker; it only lets the drafter recognise an agent's restatement of outside text. Every line break in
-    ``content`` is ``\\n`` (:func:`normalize_breaks`), whoever made the turn."""
+    ``content`` is ``\\n`` (:func:`normalize_breaks`), whoever made the turn.
+
+    ``narration`` marks an agent's turn that its host calls running commentary while it works (Codex's
+    ``phase: "commentary"``: "I found the user resource; next I'll inspect it"), which its final answer then
+    reports: it counts as a turn of the conversation (the session's size, the bullets it may yield) but is
+    never drafted and never sent to the model."""
 
     role: str  # "user" | "assistant" | "tool"
     content: str
     timestamp: dt.datetime | None = None
     name: str | None = None
+    narration: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.content, str) and not self.content.isprintable():
