@@ -558,7 +558,12 @@ def test_one_thing_said_with_an_article_is_a_count_of_one() -> None:
     one = said(1, "I took a full day off on May 2 to recover after the product launch", at="09:00")
     two = said(2, "I extended my time off on May 2 to two full days to recover after the product launch", at="09:40")
     assert supersede.same_thing(one, two, asked=asked)
-    assert one.ones >= {"day"}
+    assert one.ones == {"day"}
+    assert said(3, "I stretch 3 times a day, and I'm stuck on a problem").ones == set()  # a rate; a thing named
+    asked = reading.question("How many logic problems have I been practicing?")
+    stuck = said(4, "I'm stuck on a problem about logic I keep practicing", at="09:00")
+    raised = said(5, "I've increased my practice to 12 logic problems", at="09:20")
+    assert not supersede.same_thing(stuck, raised, asked=asked)  # "a problem" is no count of problems
 
 
 def test_a_count_told_as_of_a_later_day_has_grown() -> None:
@@ -569,6 +574,10 @@ def test_a_count_told_as_of_a_later_day_has_grown() -> None:
     assert supersede.same_thing(three, five, asked=asked)
     again = said(3, "I've finished 5 paintings, and I wonder how to frame them", at="09:30")
     assert not supersede.same_thing(three, again, asked=asked)  # no day, no word of change: one word in common
+    plans = reading.question("How many geometry problems have I planned to solve?")
+    first = said(4, "I've planned to solve 8 geometry problems on circles by March 20")
+    second = said(5, "I'm trying to complete 10 geometry problems on tangents by May 30", at="09:30")
+    assert not supersede.same_thing(first, second, asked=plans)  # two aims with their own days, not a count grown
 
 
 def test_sizes_in_other_units_are_one_measure() -> None:

@@ -75,8 +75,13 @@ _IN_MONTHS = re.compile(
 )
 # A count as of a day: "completed 3 sketches by March 14", then "5 sketches by March 15" is the same count grown.
 _BY_DAY = re.compile(r"\bby\s+(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?!\d)")
-# One of a thing, written as an article: "a full day off", then "extended it to two full days".
-_ONE = re.compile(r"\b(?:a|an|one)\s+(?:(?:full|whole|single|extra)\s+)?([^\W\d_]{2,20})\b", re.IGNORECASE)
+# One of a span of time, written with an article: "a full day off", then "extended it to two full days" (not "3
+# times a day", a rate; nor "a problem": a thing named is not counted).
+_ONE = re.compile(
+    r"(?<!\btimes )(?<!\bonce )(?<!\btwice )(?<!\bper )(?<!\d )\b(?:a|an|one)\s+(?:(?:full|whole|single|extra)\s+)?"
+    r"(second|minute|hour|day|week|month|year)\b",
+    re.IGNORECASE,
+)
 # Units of one measure, each as megabytes: "512MB", then "1GB" is the same setting changed.
 _BYTES = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "tb": 1024.0**2}
 _MONTH_NUMBER = {name: i + 1 for i, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}  # noqa: SIM905
@@ -134,7 +139,7 @@ class Said:
     was: frozenset[str] = frozenset()  # values it names as replaced ("from Fira Code", "instead of 8"): see _WAS
     periods: frozenset[str] = frozenset()  # the months a measure is told of ("in April": "apr"): see _IN_MONTHS
     as_of: tuple[int, int] = (0, 0)  # the latest day a count is told as of ("by March 14": (3, 14)): see _BY_DAY
-    ones: frozenset[str] = frozenset()  # what it names one of by an article ("a full day": "day"): see _ONE
+    ones: frozenset[str] = frozenset()  # the spans of time it names one of ("a full day": "day"): see _ONE
     phrases: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each amount with all the words it counts
 
     @cached_property
@@ -251,7 +256,7 @@ def _spans(content: str) -> tuple[frozenset[str], tuple[int, int], frozenset[str
         ),
         default=(0, 0),
     )
-    ones = frozenset(_stem(m.group(1).lower()) for m in _ONE.finditer(content))
+    ones = frozenset(m.group(1).lower() for m in _ONE.finditer(content))
     return frozenset(periods), as_of, ones
 
 

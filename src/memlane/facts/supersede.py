@@ -97,7 +97,10 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         wanted = asked.frame | asked.values
         apart = frozenset(u.removeprefix("goal:").removeprefix("$:") for u in _counted_apart(a, b))
         counted = apart & wanted
-        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - reading.UPDATE_WORDS - reading.MONTHS
+        common = (a.frame | a.values) & (b.frame | b.values) & wanted - reading.UPDATE_WORDS - reading.MONTHS
+        # what is counted is no anchor, though one counted by several words ("$60 book budget") is one of them,
+        # and the others say which it is ("budget" of "book budget")
+        anchor = (common - apart) | set(sorted(counted)[1:])
         # one more word of the question when the later says it changed ("now I have 10 cards", "5 sketches by
         # March 15" after "3 by March 14"), two when not; a measure the question need not name ("250ms" for "what
         # is the response time") takes two
@@ -160,8 +163,11 @@ def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
 
 def _grown(earlier: Said, later: Said) -> bool:
     """Whether ``later`` tells a count as of a later day than ``earlier`` does: "3 sketches by March 14", then "5
-    sketches by March 15" (a running count, grown, though no word says it changed)."""
-    return earlier.as_of != (0, 0) and later.as_of > earlier.as_of
+    sketches by March 15" (a running count, grown, though no word says it changed). Not of aims: "to solve 8
+    problems by March 20", then "to complete 10 by May 30" are two plans."""
+    if earlier.as_of == (0, 0) or later.as_of <= earlier.as_of:
+        return False
+    return all(any(not u.startswith("goal:") for u in s.units) for s in (earlier, later))
 
 
 def close(a: Said, b: Said) -> bool:
