@@ -611,6 +611,13 @@ def test_a_bound_or_an_attempt_before_a_number_is_an_aim() -> None:
         ("10", "goal:logic"),
         ("10", "goal:puzzle"),
     }
+    assert reading.amounts_of("my deadline to gather 15 articles") == {("15", "goal:articl")}
+    assert reading.amounts_of("I managed to spot 27 species") == {("27", "specie")}  # done, not aimed at
+    assert reading.amounts_of("I upgraded to version 2 of the app") == {("2", "versio")}  # a name, no aim
+    sources = reading.question("How many survey articles have I gathered for my thesis?")
+    due = said(3, "I have until May 5 to gather 15 survey articles for my thesis", at="09:00")
+    have = said(4, "I've gathered 22 survey articles for my thesis", at="09:02")
+    assert not supersede.same_thing(due, have, asked=sources)  # what is aimed at, then what is
     asked = reading.question("What is the response time of the search API?")
     aim = said(1, "I'm trying to meet the sub-200ms search API response target", at="09:00")
     now = said(2, "the search API response time is currently at 180ms after tuning", at="09:30")

@@ -58,6 +58,14 @@ _GOAL = re.compile(
     r"(?:(?:of|for|to|is|at)\s+)?(?:[^\W\d_]+\s+){0,2}[$€£]?$|\bsub-$",
     re.IGNORECASE,
 )
+# What someone sets out to do with a number: "to gather 15 articles", "decided to dedicate 2 hours", "to save
+# $500". An aim, like a goal; not a name with its number ("upgrade to version 2") nor a bound ("to around 7"),
+# nor what was done ("managed to spot 27 species", "was able to run 5 miles").
+_TO_DO = re.compile(r"(?<!\bmanaged )(?<!\bable )(?<!\bgot )(?<!\bused )(?<!\bstarted )\bto\s+([a-z]{3,20})\s+[$€£]?$")
+_NOT_DOING = frozenset(
+    "around roughly nearly almost approximately exactly least most max maximum min minimum version level page step "  # noqa: SIM905
+    "chapter room grade size number zone plan tier stage phase round season episode".split()
+)
 # The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6", "a session for June
 # 22" (not "by June 6": a deadline or a count as of a day is a value that changes). Not the days capture writes
 # after "on Thursday" or "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the
@@ -372,7 +380,9 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
         suffix = number.group(2).lower() if number else ""
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
-        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        to_do = _TO_DO.search(text, max(0, m.start() - 30), m.start())
+        aim = to_do is not None and to_do.group(1) not in _NOT_DOING and to_do.group(1) not in STOPWORDS
+        goal = "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         if m.start() and _CURRENCY.match(text, m.start() - 1):
             goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
