@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -631,3 +632,28 @@ def test_a_session_for_a_day_is_an_event_on_that_day() -> None:
     assert not supersede.same_thing(first, second)
     moved = said(3, "I moved the batch cooking session for June 22 to June 29, now with 5 recipes", day="2026-06-21")
     assert supersede.same_thing(first, moved)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "in March and April ",
+        "to gather 15 ",
+        "a full day a full ",
+        "5 monthly joint budget ",
+        "by May 5 by ",
+        "for June 2 ",
+    ],
+)
+def test_reading_grows_linearly_with_hostile_text(unit: str) -> None:
+    def cost(n: int) -> float:
+        text = unit * n
+        best = float("inf")
+        for i in range(3):
+            start = time.perf_counter()
+            reading.read(i, f"{text}{n}{i} (User, 09:00)", "2026-03-03", "memory/2026-03-03.md", 1, [])
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = cost(200), cost(1600)
+    assert large / small < 24  # 8 times the text: linear is ~8, quadratic ~64
