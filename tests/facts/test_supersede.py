@@ -657,3 +657,38 @@ def test_reading_grows_linearly_with_hostile_text(unit: str) -> None:
 
     small, large = cost(200), cost(1600)
     assert large / small < 24  # 8 times the text: linear is ~8, quadratic ~64
+
+
+def test_facts_alike_in_words_but_not_in_what_is_asked_stand_for_a_question() -> None:
+    # alike in most words, one word of the question in common: for this question they are two things
+    fees = reading.question("What budget have I set for the permit and inspection fees?")
+    approved = said(
+        1,
+        "I'm kinda worried about the budget for my garden shed permit application, I've got $1,200 approved for the "
+        "filing by October 15",
+        day="2026-09-18",
+    )
+    funded = said(
+        2,
+        "I'm kinda worried about the garden shed permit application I filed on November 10, will it be approved, "
+        "considering I just got $1,000 follow-up funding",
+        day="2026-11-25",
+    )
+    assert not supersede.same_thing(approved, funded, asked=fees)
+    assert supersede.same_thing(approved, funded)  # without a question (the timeline), words alike still join
+    # other counts of something the question does not ask about do not make an answer changed
+    practiced = reading.question("Have I ever practiced chess endgame puzzles?")
+    hours = said(
+        3,
+        "I spent 4 hours practicing chess endgame puzzles, including 3 rook endings and 5 pawn races, trying to "
+        "understand how to calculate zugzwang positions without an engine",
+        at="09:30",
+    )
+    question = said(
+        4,
+        "I'm trying to understand how to calculate zugzwang positions in chess endgame puzzles without an engine, "
+        "with two rook endings from a famous game",
+        at="09:40",
+    )
+    assert not supersede.same_thing(hours, question, asked=practiced)
+    assert supersede.same_thing(hours, question)

@@ -113,6 +113,9 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
             return True
         if _changed_from(earlier, later, wanted):
             return True
+    if asked is not None and len(_asked_in_both(a, b, asked)) < ANCHOR:
+        return False  # words alike, but not of what is asked: "$12,000 approved for the patent filing", then "got
+        # $10,000 follow-up funding" are alike in most words and share one of "the budget for patent filing fees"
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
     new = later.values - later.was  # "switched from Fira Code to JetBrains Mono": Fira Code is the old value
@@ -124,7 +127,11 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     # Words alike are not enough: two plans, two trips, two meals are alike and both true. The later one must
     # say it changed ("now", "switched", "so far"), or the two must count one thing differently.
     update = said_changed
-    if not (update or _counts_differ(a, b)):
+    differ = _counted_apart(a, b)
+    if asked is not None:  # a count of what the question asks about, or a measure: "3 card draws" in an hour
+        # count, then "two cards" in a formula question, are no answer to "have I practiced probability problems"
+        differ = frozenset(u for u in differ if _plain(u) in asked.frame | asked.values | reading.MEASURES | {"%"})
+    if not (update or differ):
         return False
     if update and a.frame == b.frame == {"use"}:
         return True  # a choice and nothing more: "I use victor mono", then "switched to hack"
@@ -159,6 +166,20 @@ def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
         if len(shared - {word} - reading.UPDATE_WORDS - reading.MONTHS) >= ANCHOR:
             return True
     return False
+
+
+def _asked_in_both(a: Said, b: Said, asked: Said) -> frozenset[str]:
+    """The words and values of the question that ``a`` and ``b`` both hold (no word of change, no month)."""
+    return (
+        (a.frame | a.values)
+        & (b.frame | b.values)
+        & (asked.frame | asked.values) - reading.UPDATE_WORDS - reading.MONTHS
+    )
+
+
+def _plain(unit: str) -> str:
+    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
+    return unit.removeprefix("goal:").removeprefix("$:")
 
 
 def _grown(earlier: Said, later: Said) -> bool:
