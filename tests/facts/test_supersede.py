@@ -692,3 +692,8 @@ def test_facts_alike_in_words_but_not_in_what_is_asked_stand_for_a_question() ->
     )
     assert not supersede.same_thing(hours, question, asked=practiced)
     assert supersede.same_thing(hours, question)
+    # a count of what is asked that differs needs no more words of the question ("knead" is not "kneading")
+    how_long = reading.question("How long do I knead my pizza dough for a chewy crust?")
+    twelve = said(5, "I've increased my kneading time from 8 to 12 minutes for a chewier pizza crust", at="10:18")
+    fifteen = said(6, "I've increased my kneading time to 15 minutes", at="10:32")
+    assert supersede.same_thing(twelve, fifteen, asked=how_long)

@@ -113,9 +113,6 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
             return True
         if _changed_from(earlier, later, wanted):
             return True
-    if asked is not None and len(_asked_in_both(a, b, asked)) < ANCHOR:
-        return False  # words alike, but not of what is asked: "$12,000 approved for the patent filing", then "got
-        # $10,000 follow-up funding" are alike in most words and share one of "the budget for patent filing fees"
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
     new = later.values - later.was  # "switched from Fira Code to JetBrains Mono": Fira Code is the old value
@@ -133,6 +130,10 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         differ = frozenset(u for u in differ if _plain(u) in asked.frame | asked.values | reading.MEASURES | {"%"})
     if not (update or differ):
         return False
+    if asked is not None and not differ and len(_asked_in_both(a, b, asked)) < ANCHOR:
+        return False  # alike in words, and no count of what is asked differs: it takes two words of the question
+        # ("$12,000 approved for the patent filing", then "got $10,000 follow-up funding" share one of "the budget
+        # for patent filing fees"); "12 minutes", then "15 minutes" of kneading need only be alike
     if update and a.frame == b.frame == {"use"}:
         return True  # a choice and nothing more: "I use victor mono", then "switched to hack"
     # Vectors alike do not stand in for words alike: on BEAM tune, of the 12 joins shown that only the vectors
