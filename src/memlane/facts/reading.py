@@ -86,10 +86,10 @@ _BY_DAY = re.compile(r"\bby\s+(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?
 # One of a span of time, written with an article: "a full day off", then "extended it to two full days" (not "3
 # times a day", a rate; nor "a problem": a thing named is not counted).
 _ONE = re.compile(
-    r"(?<!\btimes )(?<!\bonce )(?<!\btwice )(?<!\bper )(?<!\d )\b(?:a|an|one)\s+(?:(?:full|whole|single|extra)\s+)?"
-    r"(second|minute|hour|day|week|month|year)\b",
-    re.IGNORECASE,
+    r"\b(?:[Aa]n?|[Oo]ne)\s+(?:(?:full|whole|single|extra)\s+)?(second|minute|hour|day|week|month|year)\b"
 )
+_SPANS = ("second", "minute", "hour", "day", "week", "month", "year")
+_RATE = re.compile(r"(?:\btimes|\bonce|\btwice|\bper|\d)\s*$")  # "3 times a day", "per a week": a rate
 # Units of one measure, each as megabytes: "512MB", then "1GB" is the same setting changed.
 _BYTES = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "tb": 1024.0**2}
 _MONTH_NUMBER = {name: i + 1 for i, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}  # noqa: SIM905
@@ -248,7 +248,7 @@ def _replaced(content: str) -> frozenset[str]:
 def _spans(content: str) -> tuple[frozenset[str], tuple[int, int], frozenset[str]]:
     """The months a text tells a measure of, the latest day it counts as of, and what it names one of (see
     :attr:`Said.periods`, :attr:`Said.as_of`, :attr:`Said.ones`)."""
-    content = _DATED.sub("", PROVENANCE.sub("", content))
+    # capture's stamp "(User, 09:00)" and its dates "(2026-05-04)" name no month by name, "by" or span of time
     periods: set[str] = set()
     for m in _IN_MONTHS.finditer(content):
         first, last = m.group("first").lower()[:3], (m.group("last") or m.group("first")).lower()[:3]
@@ -259,12 +259,16 @@ def _spans(content: str) -> tuple[frozenset[str], tuple[int, int], frozenset[str
     as_of = max(
         (
             (_MONTH_NUMBER[b.group("month").lower()[:3]], int(b.group("day")))
-            for b in _BY_DAY.finditer(content)
+            for b in (_BY_DAY.finditer(content) if "by " in content else ())
             if b.group("month").lower() in MONTHS
         ),
         default=(0, 0),
     )
-    ones = frozenset(m.group(1).lower() for m in _ONE.finditer(content))
+    ones = frozenset(
+        m.group(1)
+        for m in (_ONE.finditer(content) if any(span in content for span in _SPANS) else ())
+        if not _RATE.search(content, max(0, m.start() - 8), m.start())
+    )
     return frozenset(periods), as_of, ones
 
 
