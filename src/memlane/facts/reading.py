@@ -45,7 +45,7 @@ _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a
 _TOKEN = re.compile(r"[^\W_]+(?:[.,:]\d+)*")
 _LEADING = re.compile(r"(\d++(?:[.,:]\d++)*+)([^\W\d_]{0,5})")  # a whole token: fullmatch
 _AFTER = re.compile(
-    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different)\s){0,2}(%|[^\W\d_]{1,20})",
+    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different|[^\W\d_]{2,20}ly)\s){0,2}(%|[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
 # Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
@@ -54,19 +54,45 @@ MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps
 # at is another thing than what is ("around 220ms", "finished 11 books"): its unit reads "goal:ms".
 _GOAL = re.compile(
     r"\b(?:under|below|within|at most|up to|less than|no more than|aim(?:s|ed|ing)?|goals?|targets?|"
-    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to)\s+(?:(?:of|for|to|is|at)\s+)?"
-    r"(?:[^\W\d_]+\s+){0,2}[$€£]?$",
+    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to|tr(?:y|ies|ying) to|need(?:s|ed)? to)\s+"
+    r"(?:(?:of|for|to|is|at)\s+)?(?:[^\W\d_]+\s+){0,2}[$€£]?$|\bsub-$",
     re.IGNORECASE,
 )
-# The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6" (not "by June 6": a
-# deadline or a count as of a day is a value that changes). Not the days capture writes after "on Thursday" or
-# "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the day after it grew
-# (LongMemEval) are one thing each.
+# What someone sets out to do with a number: "to gather 15 articles", "decided to dedicate 2 hours", "to save
+# $500". An aim, like a goal; not a name with its number ("upgrade to version 2") nor a bound ("to around 7"),
+# nor what was done ("managed to spot 27 species", "was able to run 5 miles").
+_TO_DO = re.compile(r"(?<!\bmanaged )(?<!\bable )(?<!\bgot )(?<!\bused )(?<!\bstarted )\bto\s+([a-z]{3,20})\s+[$€£]?$")
+_NOT_DOING = frozenset(
+    "around roughly nearly almost approximately exactly least most max maximum min minimum version level page step "  # noqa: SIM905
+    "chapter room grade size number zone plan tier stage phase round season episode".split()
+)
+# The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6", "a session for June
+# 22" (not "by June 6": a deadline or a count as of a day is a value that changes). Not the days capture writes
+# after "on Thursday" or "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the
+# day after it grew (LongMemEval) are one thing each.
 _ON_DAY = re.compile(
-    r"\bon\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
+    r"\b(?:on|for)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)|"
     r"(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>[a-z]{3,9})\b)",
     re.IGNORECASE,
 )
+# The months a measure is told of: "8 hours in April", "14 hours across June and July", "during March". Hours
+# practised in April and in June are two measures, not one updated (unless the later says it changed).
+_IN_MONTHS = re.compile(
+    r"\b(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?(?P<first>[A-Z][a-z]{2,8})\b"
+    r"(?:\s*(?:and|to|through|-|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
+)
+# A count as of a day: "completed 3 sketches by March 14", then "5 sketches by March 15" is the same count grown.
+_BY_DAY = re.compile(r"\bby\s+(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?!\d)")
+# One of a span of time, written with an article: "a full day off", then "extended it to two full days" (not "3
+# times a day", a rate; nor "a problem": a thing named is not counted).
+_ONE = re.compile(
+    r"\b(?:[Aa]n?|[Oo]ne)\s+(?:(?:full|whole|single|extra)\s+)?(second|minute|hour|day|week|month|year)\b"
+)
+_SPANS = ("second", "minute", "hour", "day", "week", "month", "year")
+_RATE = re.compile(r"(?:\btimes|\bonce|\btwice|\bper|\d)\s*$")  # "3 times a day", "per a week": a rate
+# Units of one measure, each as megabytes: "512MB", then "1GB" is the same setting changed.
+_BYTES = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "tb": 1024.0**2}
+_MONTH_NUMBER = {name: i + 1 for i, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}  # noqa: SIM905
 # The later of two facts says the event itself changed: then another day is the same event moved.
 _MOVED = frozenset(
     "rescheduled moved postponed pushed delayed shifted changed extended updated revised adjusted brought".split()  # noqa: SIM905
@@ -114,10 +140,15 @@ class Said:
     amounts: frozenset[tuple[str, str]] = frozenset()  # (number, the word it counts): ("10", "card")
     days: frozenset[str] = frozenset()  # the days of the events it tells ("on June 6": "june 6"), see _ON_DAY
     dates: frozenset[str] = frozenset()  # every day it names ("may 10"), an event's or a deadline's
-    changed: frozenset[tuple[str, str]] = frozenset()  # (a word of what changed, its new value): see _CHANGED_TO
+    changed: frozenset[tuple[str, str, str]] = frozenset()  # (a word of what changed, its new value, what the new
+    # value counts when it says: "12 problems", "problem"): see _CHANGED_TO
     moved: bool = False  # says the event changed ("rescheduled", "moved", "extended")
     timed: bool = False  # its time of day is known (a captured bullet's stamp): when[1] is that minute
     was: frozenset[str] = frozenset()  # values it names as replaced ("from Fira Code", "instead of 8"): see _WAS
+    periods: frozenset[str] = frozenset()  # the months a measure is told of ("in April": "apr"): see _IN_MONTHS
+    as_of: tuple[int, int] = (0, 0)  # the latest day a count is told as of ("by March 14": (3, 14)): see _BY_DAY
+    ones: frozenset[str] = frozenset()  # the spans of time it names one of ("a full day": "day"): see _ONE
+    phrases: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each amount with all the words it counts
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -173,10 +204,11 @@ def read(
     """A fact as supersession reads it, or None when it has no day (a page written by hand has no time)."""
     if not day:
         return None
-    minute, subjects, frame, values, update, amounts, days, moved = _reading(content, tuple(mentions))
+    minute, subjects, frame, values, update, phrases, days, moved = _reading(content, tuple(mentions))
     timed = PROVENANCE.search(content) is not None
     dates, changed = _changes(content)
     was = _replaced(content)
+    periods, as_of, ones = _spans(content)
     return Said(
         seq,
         (day, minute, path, line),
@@ -184,13 +216,17 @@ def read(
         frame,
         values,
         update,
-        amounts,
+        frozenset((n, unit) for n, units in phrases for unit in units),
         days=days,
         dates=dates,
         changed=changed,
         moved=moved,
         timed=timed,
         was=was,
+        periods=periods,
+        as_of=as_of,
+        ones=ones,
+        phrases=phrases,
     )
 
 
@@ -209,7 +245,35 @@ def _replaced(content: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+def _spans(content: str) -> tuple[frozenset[str], tuple[int, int], frozenset[str]]:
+    """The months a text tells a measure of, the latest day it counts as of, and what it names one of (see
+    :attr:`Said.periods`, :attr:`Said.as_of`, :attr:`Said.ones`)."""
+    # capture's stamp "(User, 09:00)" and its dates "(2026-05-04)" name no month by name, "by" or span of time
+    periods: set[str] = set()
+    for m in _IN_MONTHS.finditer(content):
+        first, last = m.group("first").lower()[:3], (m.group("last") or m.group("first")).lower()[:3]
+        if first in _MONTH_NUMBER and last in _MONTH_NUMBER and m.group("first").lower() in MONTHS:
+            periods.update(
+                name for name, n in _MONTH_NUMBER.items() if _MONTH_NUMBER[first] <= n <= _MONTH_NUMBER[last]
+            )
+    as_of = max(
+        (
+            (_MONTH_NUMBER[b.group("month").lower()[:3]], int(b.group("day")))
+            for b in (_BY_DAY.finditer(content) if "by " in content else ())
+            if b.group("month").lower() in MONTHS
+        ),
+        default=(0, 0),
+    )
+    ones = frozenset(
+        m.group(1)
+        for m in (_ONE.finditer(content) if any(span in content for span in _SPANS) else ())
+        if not _RATE.search(content, max(0, m.start() - 8), m.start())
+    )
+    return frozenset(periods), as_of, ones
+
+
+@functools.lru_cache(maxsize=8192)
+def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str, str]]]:
     """The days a text names and what it says changed to what (:attr:`Said.dates`, :attr:`Said.changed`)."""
     content = _DATED.sub("", content)
     dates = {
@@ -217,7 +281,7 @@ def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
         for d in _DATE.finditer(content)
         if d.group("month").lower() in MONTHS
     }
-    changed: set[tuple[str, str]] = set()
+    changed: set[tuple[str, str, str]] = set()
     for m in _CHANGED_TO.finditer(content):
         if m.group("month"):
             if m.group("month").lower() not in MONTHS:
@@ -232,10 +296,16 @@ def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
             value, unit = f"{kind}:{number}", m.group("unit")
         counts = list(itertools.takewhile(lambda w: w.lower() not in STOPWORDS, unit.split()))  # "12 problems to"
         named = content[max(0, m.start() - 30) : m.start()].split()[-2:] + m.group("obj").split()
-        for w in named + counts:
-            low = w.lower()
-            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in _SELF and low not in MONTHS:
-                changed.add((_stem(low), value))
+        words = [
+            _stem(low)
+            for low in (w.lower() for w in named + counts)
+            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in _SELF and low not in MONTHS
+        ]
+        # what the new number counts is the last word it counts ("12 conditional probability problems": problems),
+        # so "10 practice sessions" is no earlier count of it, though "practice sessions" were said to change
+        kept = [w.lower() for w in counts if w.isalpha() and w.lower() not in MONTHS and not w.lower().endswith("ly")]
+        head = _stem(kept[-1]) if kept and value.startswith("number:") else ""
+        changed.update((w, value, head) for w in words)
     return frozenset(dates), frozenset(changed)
 
 
@@ -247,7 +317,16 @@ def read_fact(f: StoredFact) -> Said | None:
 @functools.lru_cache(maxsize=8192)
 def _reading(
     content: str, mentions: tuple[tuple[str, str], ...]
-) -> tuple[int, frozenset[str], frozenset[str], frozenset[str], bool, frozenset[tuple[str, str]], frozenset[str], bool]:
+) -> tuple[
+    int,
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    bool,
+    frozenset[tuple[str, frozenset[str]]],
+    frozenset[str],
+    bool,
+]:
     """What :func:`read` makes of a fact's text (kept per text: recall asks of the same facts again and again)."""
     m = PROVENANCE.search(content)
     minute = 0
@@ -278,14 +357,20 @@ def _reading(
     low = content.lower()
     update = any(p in low for p in _UPDATE_PHRASES) or not UPDATE_WORDS.isdisjoint(_WORD.findall(low))
     moved = not _MOVED.isdisjoint(_WORD.findall(low))
-    return minute, subjects, frame, values, update, amounts_of(content), frozenset(days), moved
+    return minute, subjects, frame, values, update, phrases_of(content), frozenset(days), moved
 
 
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
-    """The amounts a text states, each as (number, what it counts): the word after the number ("10 cards",
-    "78%", "5th project") and the one or two before it ("level 150", "team of 4", "species count to 32"), as
-    stems; a stopword, a name ("Sprint 3"), a date, a clock time or a version counts nothing."""
-    out: set[tuple[str, str]] = set()
+    """The amounts a text states, each as (number, a word of what it counts): the words after the number up to a
+    stopword ("10 cards", "78%", "5th project", "12 conditional probability problems"), else the one or two
+    before it ("level 150", "team of 4", "species count to 32"), as stems; a stopword, a name ("Sprint 3"), a
+    date, a clock time or a version counts nothing."""
+    return frozenset((n, unit) for n, units in phrases_of(text) for unit in units)
+
+
+def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
+    """The amounts a text states, each as (number, the words of what it counts): see :func:`amounts_of`."""
+    out: set[tuple[str, frozenset[str]]] = set()
     for m in _TOKEN.finditer(text):
         token = m.group()
         number = _LEADING.fullmatch(token)
@@ -299,13 +384,20 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
         suffix = number.group(2).lower() if number else ""
         if len(suffix) == 1 and suffix not in ("k", "m", "b"):
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
-        goal = "goal:" if _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        to_do = _TO_DO.search(text, max(0, m.start() - 30), m.start())
+        aim = to_do is not None and to_do.group(1) not in _NOT_DOING and to_do.group(1) not in STOPWORDS
+        goal = "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
         if m.start() and _CURRENCY.match(text, m.start() - 1):
             goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
-            out.add((n, goal + _stem(suffix)))  # "250ms", "78kg"
+            value, unit = _measure(n, suffix)
+            out.add((value, frozenset({goal + unit})))  # "250ms", "78kg"
             continue
         after = _AFTER.match(text, m.end(), m.end() + 80)
+        if after and after.group(1).lower() in _BYTES:
+            value, unit = _measure(n, after.group(1).lower())
+            out.add((value, frozenset({goal + unit})))  # "1 GB"
+            continue
         words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
         if (words and words[-1].lower() in MONTHS) or (after and after.group(1).lower() in MONTHS):
             continue  # a date ("June 5", "13 May") counts nothing
@@ -325,11 +417,54 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
             # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
             # problems", "completing 8 problems": a verb right before the amount says what was done with it, not
             # what it counts ("my rating is 1450", "spending was 400": a noun, with a word between)
-        for word in (after.group(1) if after else "", *reversed(before)):
-            low = word.lower()
-            if low == "%" or (low and low not in STOPWORDS and low not in _SELF):
-                out.add((n, goal + _stem(low)))
+        counted = _phrase(text, after) if after else []
+        units = frozenset(  # the words before count when none after does: "team of 4"
+            goal + _stem(low)
+            for low in (word.lower() for word in counted or reversed(before))
+            if low == "%" or (low and low not in STOPWORDS and low not in _SELF)
+        )
+        if units:
+            out.add((n, units))
     return frozenset(out)
+
+
+_NEXT_WORD = re.compile(r" ([^\W\d_]{2,20})\b")
+_PHRASE_END = frozenset("across per since until total along toward towards versus via".split())  # noqa: SIM905
+
+
+def _phrase(text: str, after: re.Match[str]) -> list[str]:
+    """The words a number counts, read from its first (``after``, see ``_AFTER``) up to three, to the first
+    stopword, month, punctuation or word in -ing: "12 conditional probability problems" counts all three, so it is
+    no count of "10 practice sessions"; "$550 monthly starting ..." counts nothing (-ly words are how often)."""
+    first = after.group(1)
+    low = first.lower()
+    if low != "%" and (low in STOPWORDS or low in _SELF or low.endswith(("ly", "ing"))):
+        return []
+    words, end = [first], after.end()
+    while len(words) < 3 and first != "%":
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt is None:
+            break
+        low = nxt.group(1).lower()
+        end = nxt.end()
+        if low.endswith("ly") and low not in STOPWORDS:
+            continue  # "10 hours weekly for me": hours
+        if low in _PHRASE_END or low in STOPWORDS or low in MONTHS or low in _SELF or low.endswith("ing"):
+            break
+        words.append(nxt.group(1))
+    return words
+
+
+def _measure(number: str, unit: str) -> tuple[str, str]:
+    """A number with a unit of measurement attached, as (number, unit): sizes in megabytes, so "512MB" and "1GB"
+    are one measure ("0.5GB" and "512MB" one value), the rest as written ("250ms", "78kg")."""
+    scale = _BYTES.get(unit)
+    if scale is None:
+        return number, _stem(unit)
+    try:
+        return f"{float(number.replace(',', '')) * scale:g}", "mb"
+    except ValueError:
+        return number, "mb"
 
 
 def question(query: str) -> Said:

@@ -84,8 +84,12 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         return False
     if _aim_and_outcome(a, b):
         return False  # "a goal of 12 books", then "finished 11 books": both stand
-    if a.days and b.days and not a.days & b.days and not (b if b.when > a.when else a).moved:
+    earlier, later = (a, b) if b.when > a.when else (b, a)
+    if a.days and b.days and not a.days & b.days and not later.moved:
         return False  # "declined the offer on June 6", then "declined the offer on July 9": two events
+    if a.periods and b.periods and not a.periods & b.periods and not later.update:
+        return False  # "8 hours of practice in April", then "14 hours across June and July": two measures
+    said_changed = later.update or _grown(earlier, later)
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
@@ -93,10 +97,13 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         wanted = asked.frame | asked.values
         apart = frozenset(u.removeprefix("goal:").removeprefix("$:") for u in _counted_apart(a, b))
         counted = apart & wanted
-        anchor = (a.frame | a.values) & (b.frame | b.values) & wanted - apart - reading.UPDATE_WORDS - reading.MONTHS
-        # one more word of the question when the later says it changed ("now I have 10 cards"), two when not;
-        # a measure the question need not name ("250ms" for "what is the response time") takes two
-        said_changed = (b if b.when > a.when else a).update
+        common = (a.frame | a.values) & (b.frame | b.values) & wanted - reading.UPDATE_WORDS - reading.MONTHS
+        # what is counted is no anchor, though one counted by several words ("$60 book budget") is one of them,
+        # and the others say which it is ("budget" of "book budget")
+        anchor = (common - apart) | set(sorted(counted)[1:])
+        # one more word of the question when the later says it changed ("now I have 10 cards", "5 sketches by
+        # March 15" after "3 by March 14"), two when not; a measure the question need not name ("250ms" for "what
+        # is the response time") takes two
         # Said in one conversation, two counts of a thing the question asks about need not be said in words alike
         # ("12 hours of overtime in February", then half an hour later "got it down to just 4 hours")
         alike = close(a, b) or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)
@@ -104,11 +111,10 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
             (counted and len(anchor) >= ANCHOR - said_changed) or (apart & reading.MEASURES and len(anchor) >= ANCHOR)
         ):
             return True
-        if _changed_from(*((a, b) if b.when > a.when else (b, a)), wanted):
+        if _changed_from(earlier, later, wanted):
             return True
     if a.values == b.values or not (a.values and b.values):
         return False  # the same values (a restatement), or none to tell them apart
-    earlier, later = (a, b) if b.when > a.when else (b, a)
     new = later.values - later.was  # "switched from Fira Code to JetBrains Mono": Fira Code is the old value
     if not (earlier.values - new and new - earlier.values) and not _counts_differ(a, b):
         return False  # one adds a value to the other's ("Hey Evan, Sam needs to talk" / "Sam is here to talk"): no
@@ -117,9 +123,17 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         return False
     # Words alike are not enough: two plans, two trips, two meals are alike and both true. The later one must
     # say it changed ("now", "switched", "so far"), or the two must count one thing differently.
-    update = (b if b.when > a.when else a).update
-    if not (update or _counts_differ(a, b)):
+    update = said_changed
+    differ = _counted_apart(a, b)
+    if asked is not None:  # a count of what the question asks about, or a measure: "3 card draws" in an hour
+        # count, then "two cards" in a formula question, are no answer to "have I practiced probability problems"
+        differ = frozenset(u for u in differ if _plain(u) in asked.frame | asked.values | reading.MEASURES | {"%"})
+    if not (update or differ):
         return False
+    if asked is not None and not differ and len(_asked_in_both(a, b, asked)) < ANCHOR:
+        return False  # alike in words, and no count of what is asked differs: it takes two words of the question
+        # ("$12,000 approved for the patent filing", then "got $10,000 follow-up funding" share one of "the budget
+        # for patent filing fees"); "12 minutes", then "15 minutes" of kneading need only be alike
     if update and a.frame == b.frame == {"use"}:
         return True  # a choice and nothing more: "I use victor mono", then "switched to hack"
     # Vectors alike do not stand in for words alike: on BEAM tune, of the 12 joins shown that only the vectors
@@ -135,21 +149,47 @@ def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
     problems", then "increased my practice to 12 probability problems" (another count of a word it counts).
     ``ANCHOR`` other words of the question must be in both: "the scholarship deadline on May 15" and "the visa
     application" are not the role application whose deadline was extended."""
-    for word, value in later.changed:
-        if word not in wanted:
-            continue
+    for word, value, head in later.changed:
+        if word not in wanted or (head and word != head):
+            continue  # what the new number counts is what changed: "practice sessions" raised "to 12 problems"
+            # supersede no count of "10 practice sessions"
         kind, new = value.split(":", 1)
         if kind == "date":
             before = earlier.dates if word in earlier.frame else frozenset()
         else:
             unit = "$:" + word if kind == "money" else word
             before = frozenset(n for n, u in earlier.amounts if u.removeprefix("goal:") == unit)
+            if not before and kind == "number" and word in earlier.ones:
+                before = frozenset({"1"})  # "a full day off", then "extended it to two full days"
         if not before or new in before:
             continue
         shared = (earlier.frame | earlier.values) & (later.frame | later.values) & wanted
         if len(shared - {word} - reading.UPDATE_WORDS - reading.MONTHS) >= ANCHOR:
             return True
     return False
+
+
+def _asked_in_both(a: Said, b: Said, asked: Said) -> frozenset[str]:
+    """The words and values of the question that ``a`` and ``b`` both hold (no word of change, no month)."""
+    return (
+        (a.frame | a.values)
+        & (b.frame | b.values)
+        & (asked.frame | asked.values) - reading.UPDATE_WORDS - reading.MONTHS
+    )
+
+
+def _plain(unit: str) -> str:
+    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
+    return unit.removeprefix("goal:").removeprefix("$:")
+
+
+def _grown(earlier: Said, later: Said) -> bool:
+    """Whether ``later`` tells a count as of a later day than ``earlier`` does: "3 sketches by March 14", then "5
+    sketches by March 15" (a running count, grown, though no word says it changed). Not of aims: "to solve 8
+    problems by March 20", then "to complete 10 by May 30" are two plans."""
+    if earlier.as_of == (0, 0) or later.as_of <= earlier.as_of:
+        return False
+    return all(any(not u.startswith("goal:") for u in s.units) for s in (earlier, later))
 
 
 def close(a: Said, b: Said) -> bool:
@@ -180,9 +220,20 @@ def _counts_differ(a: Said, b: Said) -> bool:
 
 
 def _counted_apart(a: Said, b: Said) -> frozenset[str]:
-    """What ``a`` and ``b`` both count (the units), each with other numbers."""
+    """What ``a`` and ``b`` both count (the units), each with other numbers. Two amounts count one thing when the
+    words of one are among the other's: "8 problems" and "12 conditional probability problems" do, "8 sudoku
+    puzzles" and "14 crossword puzzles" do not."""
     units = a.units & b.units
-    return frozenset(u for u in units if {n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u})
+    return frozenset(
+        u
+        for u in units
+        if {n for n, v in a.amounts if v == u} != {n for n, v in b.amounts if v == u}
+        and any(
+            u in here and u in there and (here <= there or there <= here)
+            for _, here in a.phrases or {("", a.units)}
+            for _, there in b.phrases or {("", b.units)}
+        )
+    )
 
 
 def supersessions(said: Sequence[Said], asked: Said | None = None) -> dict[int, Supersession]:
