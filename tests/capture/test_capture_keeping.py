@@ -317,3 +317,82 @@ def test_the_session_going_on_is_no_fact_and_a_must_not_is_a_decision() -> None:
     assert ruled.score >= 0.8 and "should not use any charting library" in ruled.draft.content
     told = _drafts([_t("user", "You shouldn't have deleted the old migration files in db/old.")])
     assert all(d.score < 0.8 for d in told)  # about the chat with the agent, not a rule
+
+
+# --- how agents report finished work (issue 43, round 4) ---------------------------------------------
+
+
+def _worked(agent: str, ask: str = "please do it") -> list[Drafted]:
+    """The agent's drafts of a turn written after a tool ran (the agent acted in the person's environment)."""
+    turns = [_t("user", ask, 0), _t("tool", "ok", 1), _t("assistant", agent, 2)]
+    return [d for d in _drafts(turns) if d.speaker == "assistant"]
+
+
+def test_a_list_introduced_as_what_changed_is_a_report_and_how_to_is_not() -> None:
+    (done,) = _worked(
+        "Done! Here's what changed:\n\n- **Tab bar** — active tab is now bold\n- **Clock** — shows the date\n"
+    )
+    assert "Here's what changed" in done.draft.content and "Tab bar" in done.draft.content, done
+    assert "**" not in done.draft.content
+    assert _worked("Here's how to set it up:\n\n- Add `--dry-run` to the command\n- Update the README\n") == []
+
+
+def test_what_the_person_now_sees_after_the_agents_work_is_an_outcome() -> None:
+    agent = "Done! You should now see:\n\n- **Floating bar** with rounded corners\n- **Pill backgrounds** on modules\n"
+    assert any("Floating bar" in d.draft.content for d in _worked(agent)), _worked(agent)
+    chat = [_t("user", "how would it look", 0), _t("assistant", agent, 1)]  # no tool ran: nothing was done
+    assert not any(d.speaker == "assistant" for d in _drafts(chat))
+
+
+def test_a_state_the_agents_work_left_is_an_outcome_and_a_claim_about_the_world_is_not() -> None:
+    assert any("now has a `┌─┐` border" in d.draft.content for d in _worked("Each month now has a `┌─┐` border."))
+    news = "Python 3.13 is now the default interpreter in Fedora 41."
+    assert not any(d.speaker == "assistant" for d in _drafts([_t("user", "what is new", 0), _t("assistant", news, 1)]))
+    page = "Fedora 41 ships Python 3.13 as the default interpreter for the whole distribution"
+    turns = [_t("user", "what is new", 0), _t("tool", page, 1), _t("assistant", news, 2)]
+    assert not any(d.speaker == "assistant" for d in _drafts(turns))  # it restates the page it read
+
+
+def test_a_cause_found_after_work_is_a_finding_and_a_cause_in_the_news_is_not() -> None:
+    (root,) = _worked("**Root cause:** the cron job ran as root, so `~/.cache` pointed to `/root/.cache`.")
+    assert root.role == "found" and root.draft.content.startswith("Root cause:"), root
+    (failed,) = _worked("It was failing because the `GITHUB_TOKEN` secret had expired.")
+    assert failed.role == "found", failed
+    assert _worked("It is causing alarm among governments due to its potential to outpace defenders.") == []
+
+
+def test_a_commit_message_item_in_a_report_is_an_outcome_and_under_next_steps_is_not() -> None:
+    report = "What I changed\n\n- `src/app.py`: add retry wrapper (3 attempts, 500 ms backoff)\n"
+    assert any("add retry wrapper" in d.draft.content for d in _worked(report)), _worked(report)
+    later = "Tests pass.\n\nNext improvements (optional)\n- Add a `toolheads` model for IDEX printers\n"
+    assert not any("toolheads" in d.draft.content for d in _worked(later)), _worked(later)
+
+
+def test_the_agents_recap_of_what_the_two_agreed_is_kept() -> None:
+    turns = [
+        _t("user", "ok postgres then", 0),
+        _t("assistant", "Agreed — Postgres 16 for production, SQLite for tests.", 1),
+    ]
+    assert any("Postgres 16" in d.draft.content for d in _drafts(turns) if d.speaker == "assistant")
+    assert _worked("I went with `httpx` over `requests` for the client.")[0].draft.content.startswith("I went with")
+
+
+def test_one_report_said_twice_is_kept_once_and_a_changed_value_twice() -> None:
+    turns = [
+        _t("user", "add the filaments tab", 0),
+        _t("assistant", "Added a Filaments tab with presets for `PLA` and `PETG` to the GUI editor.", 1),
+        _t("user", "and tests", 2),
+        _t("assistant", "Done — added a Filaments tab with presets for `PLA` and `PETG` to the editor.", 3),
+        _t("user", "raise the retries", 4),
+        _t("assistant", "Retry limit raised to 5 for the sync job in `sync.toml`.", 5),
+        _t("user", "more", 6),
+        _t("assistant", "Retry limit raised to 7 for the sync job in `sync.toml`.", 7),
+    ]
+    texts = [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+    assert sum("Filaments tab" in t for t in texts) == 1, texts
+    assert any("raised to 5" in t for t in texts) and any("raised to 7" in t for t in texts), texts
+
+
+def test_a_heading_with_an_aside_in_brackets_is_prose_and_a_call_is_code() -> None:
+    assert read_prose("Next improvements (optional)\n- Add a model\n").units[0] == "Next improvements (optional)"
+    assert read_prose("print(x) (y) = z(1)\n").units == []

@@ -64,6 +64,7 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
+NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -260,8 +261,10 @@ def draft_candidates(
     chat: list[_Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
     spoken = 0
+    worked = False  # a tool ran since the person's last turn: the agent acted in their environment
     for i, t in enumerate(turns):
         if t.role == "tool":
+            worked = True
             continue
         spoken += 1
         key = normalized(t.content)
@@ -273,7 +276,7 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(
                 _Candidate(o.score, "experience", o.text, i, "assistant", o.role)
-                for o in agent_outcomes(prose, i, outside)
+                for o in agent_outcomes(prose, i, outside, worked)
             )
             prev_agent = prose
         elif t.name:
@@ -281,17 +284,24 @@ def draft_candidates(
         else:
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
+            worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
     # the highest scored first; of equal scores the later (what holds at the end: a later outcome, a changed value)
     keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
+    reported: list[tuple[frozenset[str], frozenset[str]]] = []  # the agent's outcomes kept: words, values
     for k in keep:
         c = cands[k]
         c.text = cut(c.text)
         norm = normalized(_BODY.sub("", c.text))
         if not norm or norm in seen:
             continue
+        if c.speaker == "assistant":
+            words, values = _gist(c.text)
+            if any(_restates(words, values, w, v) for w, v in reported):
+                continue  # "Done — added a Filaments tab ..." after "Added a Filaments tab ...": one report twice
+            reported.append((words, values))
         seen.add(norm)
         ranked.append(k)
         if len(ranked) >= limit:
@@ -309,6 +319,19 @@ def draft_candidates(
         draft = Draft(c.kind, c.text, entities(c.text, who, names, lower), 0, c.confidence)
         out.append(Drafted(draft, c.turn, c.speaker, c.score, c.role))
     return out
+
+
+def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A bullet's content words (a plural's "s" aside) and the values it names (numbers, backtick spans)."""
+    words = {w.removesuffix("s") for w in re.findall(r"[^\W\d_]{3,}", text.casefold()) if w not in STOPWORDS}
+    values = set(re.findall(r"`[^`\n]{1,300}`|\d+(?:[.,:]\d+)*", text))
+    return frozenset(words), frozenset(values)
+
+
+def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str], kept_values: frozenset[str]) -> bool:
+    """Says nothing a kept outcome does not: NEAR_SAME of its content words (at least 4) are the kept one's, and
+    every value it names too (a changed value is never a restatement)."""
+    return len(words) >= 4 and len(words & kept) >= NEAR_SAME * len(words) and values <= kept_values
 
 
 def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:

@@ -32,14 +32,15 @@ PROTECTED = re.compile(
 )
 _IMAGE_REF = re.compile(r"\[Image #\d{1,4}\]")  # the host's placeholder for a pasted image
 _EMPHASIS = re.compile(r"(?<![*\w])\*\*(?=\S)|(?<=\S)\*\*(?![*\w])|(?<![_\w])__(?=\S)|(?<=\S)__(?![_\w])")
+_CODE_OR_EMPHASIS = re.compile(r"(`[^`\n]{0,300}`)|" + _EMPHASIS.pattern)  # a backtick span is kept as it is
 FIRST_PERSON = re.compile(r"(?<![\w'’-])(?:I|i|I'm|I've|I'll|I'd|Im|me|my|My|mine|myself|we|We|us|our|Our)(?![\w'’-])")
 
 
 def clean(text: str) -> str:
     """A prose unit as a bullet writes it: emphasis markers out (outside backticks), spaces collapsed."""
     text = _IMAGE_REF.sub("", text)
-    parts = re.split(r"(`[^`\n]{0,300}`)", text)
-    text = "".join(p if p.startswith("`") else _EMPHASIS.sub("", p) for p in parts)
+    # one pass over the whole line, so a marker next to a backtick span ("**`app.py`**") is seen with its neighbour
+    text = _CODE_OR_EMPHASIS.sub(lambda m: m.group(1) or "", text)
     return " ".join(text.split())
 
 
