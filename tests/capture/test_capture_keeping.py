@@ -396,3 +396,31 @@ def test_one_report_said_twice_is_kept_once_and_a_changed_value_twice() -> None:
 def test_a_heading_with_an_aside_in_brackets_is_prose_and_a_call_is_code() -> None:
     assert read_prose("Next improvements (optional)\n- Add a model\n").units[0] == "Next improvements (optional)"
     assert read_prose("print(x) (y) = z(1)\n").units == []
+
+
+# --- what the person has always or never done, and their own plans ------------------------------------
+
+
+def test_what_someone_has_always_or_never_done_is_their_fact_not_a_rule_for_later() -> None:
+    (never,) = _drafts([_t("user", "I've never attended a painting workshop before.")])
+    assert never.score >= 0.9 and never.role == "", (
+        never
+    )  # ranked just under a rule: a later "I attended" contradicts it
+    (drawn,) = _drafts([_t("user", "I've always been drawn to warm colours for the living room walls.")])
+    assert 0.9 <= drawn.score < 0.95 and drawn.role == "", drawn
+    (plan,) = _drafts([_t("user", "That is a good idea, and I'll make sure to leave room for a reading chair.")])
+    assert plan.score < 0.95 and plan.role == "", plan  # the person's plan, kept as theirs, not a "Remember"
+    for rule in ("Always run the tests before you push.", "Make sure the backups run nightly.",
+                 "Never commit secrets to the repo."):  # fmt: skip
+        (kept,) = _drafts([_t("user", rule)])
+        assert kept.score >= 0.95 and kept.role == "remember", rule
+
+
+def test_what_the_person_did_with_a_value_outranks_how_they_feel() -> None:
+    turns = [_t("user", "By the way, I just finished my 5th project since starting painting classes.", 0)]
+    feelings = ["bright colours", "a big canvas", "the new brushes", "charcoal", "the studio corner", "acrylic paint",
+                "a limited palette", "abstract shapes", "the easel"]  # fmt: skip
+    turns += [_t("user", f"I'm excited to start working with {f} this week.", k + 1) for k, f in enumerate(feelings)]
+    texts = _texts(turns)
+    assert len(texts) < len(turns)  # the budget chose
+    assert any("5th project" in t for t in texts), texts

@@ -87,12 +87,22 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 
 # --- the person's words ------------------------------------------------------------------------------
 
+# A rule for later work. Not "I'll make sure to ..." (a plan of the person's), not "I've always / it's always ..." (a
+# statement: what the person has always or never done is _CONSTANT).
 _INSTRUCTION = re.compile(
     r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
-    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )make sure|"
-    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
+    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )(?<!'ll )(?<!\bwill )(?<!\bgonna )make sure|"
+    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!'ve )(?<!\bhave )(?<!'s )(?<!\bhas )"
+    r"(?:always|never)|"
     r"do not ever)\b",
     re.I,
+)
+# What the person has always or never done: "I've never attended a workshop", "I always run the tests first". A fact
+# about themselves that a later statement may contradict ("I attended one in May"): ranked just under a rule for later.
+_CONSTANT = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:always|never)\b", re.I)
+# "I'll make sure to enable 2FA": the person's own plan, a statement about themselves (not a rule for the agent)
+_PLEDGE = re.compile(
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'re going to|'m gonna| am gonna)\s+make sure\b", re.I
 )
 # "Do not change the contents." / "Don't push on Fridays.": an imperative prohibition binds the work that follows
 _PROHIBITION = re.compile(
@@ -480,6 +490,12 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and length >= 3:
         kind, score, role = "world", 0.95, "remember"
         conf = None
+    elif _CONSTANT.search(u) and length >= 4 and content >= 1:
+        kind, score, role = "world", 0.9, ""
+        conf = None
+    elif _PLEDGE.search(u) and length >= 4 and content >= 1:
+        kind, score, role = "world", 0.7, ""
+        conf = None
     elif _CHANGED.search(u) and specific(u) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.8, ""
         conf = None
@@ -495,7 +511,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
     elif _DID.search(u) and length >= 4 and content >= 1:
-        kind, score, role = "experience", 0.6, ""
+        kind, score, role = "experience", 0.7, ""  # what the person did: as askable as what they are
     elif (_SELF.search(u) or _HABIT.search(u)) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
     elif _PAST_ANY.search(u) and length >= 4 and content >= 2 and names_someone(u):
