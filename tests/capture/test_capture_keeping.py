@@ -424,3 +424,15 @@ def test_what_the_person_did_with_a_value_outranks_how_they_feel() -> None:
     texts = _texts(turns)
     assert len(texts) < len(turns)  # the budget chose
     assert any("5th project" in t for t in texts), texts
+
+
+def test_a_plan_the_host_says_it_applied_is_work_done() -> None:
+    """Aider: "I will update `NOTES.md`: ..." then the edit block, then its own line "Applied edit to NOTES.md"."""
+    plan = "I will update `NOTES.md` to match your editor setup:\n\n1. State that tabs are 4 columns wide\n"
+    applied = [_t("user", "fix my notes", 0), _t("assistant", plan, 1), _t("tool", "Applied edit to docs\\NOTES.md", 2)]
+    (done,) = [d for d in _drafts(applied) if d.speaker == "assistant"]
+    assert (
+        done.draft.content.startswith("Applied edit to NOTES.md: I will update") and "4 columns" in done.draft.content
+    )
+    failed = [_t("user", "fix my notes", 0), _t("assistant", plan, 1), _t("tool", "Read-only file docs\\NOTES.md", 2)]
+    assert not any(d.speaker == "assistant" for d in _drafts(failed))  # only planned: nothing was done

@@ -43,7 +43,7 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .outcomes import OutsideText, agent_outcomes
+from .outcomes import OutsideText, agent_outcomes, applied_edits
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -286,7 +286,7 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(
                 _Candidate(o.score, "experience", o.text, i, "assistant", o.role)
-                for o in agent_outcomes(prose, i, outside, worked)
+                for o in agent_outcomes(prose, i, outside, worked, _applied(turns, i))
             )
             prev_agent = prose
         elif t.name:
@@ -329,6 +329,18 @@ def draft_candidates(
         draft = Draft(c.kind, c.text, entities(c.text, who, names, lower), 0, c.confidence)
         out.append(Drafted(draft, c.turn, c.speaker, c.score, c.role))
     return out
+
+
+def _applied(turns: Sequence[Turn], i: int) -> list[str]:
+    """The files the host says it applied assistant turn ``i``'s edits to, by their names: the tool turns up to the
+    person's next turn (Aider quotes an edit block's lines as its own, so the agent's turn comes in pieces)."""
+    files: list[str] = []
+    for t in turns[i + 1 :]:
+        if t.role == "user":
+            break
+        if t.role == "tool":
+            files.extend(re.split(r"[/\\]", f)[-1] for f in applied_edits(t.content))
+    return files
 
 
 def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:

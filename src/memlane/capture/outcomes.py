@@ -82,6 +82,7 @@ _FINDING = re.compile(
     r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
     re.I,
 )
+_PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", re.I)
 _WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
 _CODEISH = re.compile(r"`[^`\n]{1,300}`|(?<!\S)[^\s/]{0,100}[/=_~][^\s]{0,200}")  # a code span, path, setting
 _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
@@ -124,6 +125,15 @@ _NEXT_STEP = re.compile(
 
 
 # --- outside text ------------------------------------------------------------------------------------
+
+# A host's own line that the agent's edit of a file was applied (Aider writes "Applied edit to CONVENTIONS.md" after
+# the agent's "I will update `CONVENTIONS.md`: ..." and its edit blocks): the plan it answers is work done.
+_APPLIED = re.compile(r"^Applied edit to (\S[^\n]{0,200}?)\s*$", re.M)
+
+
+def applied_edits(tool_text: str) -> list[str]:
+    """The files a host says it applied the agent's edits to, in a tool turn's text."""
+    return _APPLIED.findall(tool_text)
 
 
 class OutsideText:
@@ -223,10 +233,24 @@ def _reported(u: str) -> bool:
     return bool(said) and (specific(u) or names_someone(u))
 
 
-def agent_outcomes(prose: Prose, i: int, outside: OutsideText, worked: bool = False) -> list[Outcome]:
+def _with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
+    """A line that ends in ":" with the list after it (its first three items), and where reading goes on."""
+    if not (u.endswith(":") and k < len(units) and items[k]):
+        return u, k
+    listed: list[str] = []
+    while k < len(units) and items[k] and len(listed) < 3:
+        listed.append(units[k])
+        k += 1
+    return f"{u} {'; '.join(listed)}", k
+
+
+def agent_outcomes(
+    prose: Prose, i: int, outside: OutsideText, worked: bool = False, applied: Sequence[str] = ()
+) -> list[Outcome]:
     """The outcomes of assistant turn ``i`` (its prose), at most AGENT_PER_TURN, in their order. ``worked``: a tool
     ran since the person's last turn (the agent acted in their environment), so a state it reports ("X is now Y")
-    or a cause it names is what it found there, not a claim about the world."""
+    or a cause it names is what it found there, not a claim about the world. ``applied``: the files the host says it
+    applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out."""
     units = [clean(u) for u in prose.units]
     out: list[Outcome] = []
     report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
@@ -235,6 +259,14 @@ def agent_outcomes(prose: Prose, i: int, outside: OutsideText, worked: bool = Fa
         u = units[k]
         item = prose.items[k]
         k += 1
+        edited = next((f for f in applied if not item and f in u and _PLANNED.search(u)), None)
+        if edited is not None:  # "I will update `CONVENTIONS.md` ...:" and the host applied it: what was done
+            report = None
+            u, k = _with_list(u, units, prose.items, k)
+            text = f"Applied edit to {edited}: {u}"
+            if not outside.restates(u, i):
+                out.append(Outcome(0.6 - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0), text, "done"))
+            continue
         if not item:
             report = _section(u, report, worked)
         elif report is False:
@@ -274,12 +306,7 @@ def agent_outcomes(prose: Prose, i: int, outside: OutsideText, worked: bool = Fa
             re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
         ):
             continue  # a plan, not an outcome
-        if u.endswith(":") and k < len(units) and prose.items[k]:
-            listed: list[str] = []
-            while k < len(units) and prose.items[k] and len(listed) < 3:
-                listed.append(units[k])
-                k += 1
-            u = f"{u} {'; '.join(listed)}"
+        u, k = _with_list(u, units, prose.items, k)
         if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
             continue
         found = bool(
