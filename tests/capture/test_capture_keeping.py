@@ -408,6 +408,7 @@ def test_what_someone_has_always_or_never_done_is_their_fact_not_a_rule_for_late
     )  # ranked just under a rule: a later "I attended" contradicts it
     (drawn,) = _drafts([_t("user", "I've always been drawn to warm colours for the living room walls.")])
     assert 0.9 <= drawn.score < 0.95 and drawn.role == "", drawn
+    assert all(d.score < 0.9 for d in _drafts([_t("user", "I ran the build twice but I never saw the window open.")]))
     (plan,) = _drafts([_t("user", "That is a good idea, and I'll make sure to leave room for a reading chair.")])
     assert plan.score < 0.95 and plan.role == "", plan  # the person's plan, kept as theirs, not a "Remember"
     for rule in ("Always run the tests before you push.", "Make sure the backups run nightly.",

@@ -87,6 +87,14 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 
 # --- the person's words ------------------------------------------------------------------------------
 
+_IRREGULAR = frozenset(
+    re.findall(
+        r"\S+",
+        "went made got did took met saw found wrote built ran began bought sold won lost gave brought left spent came "
+        "told taught read drove flew sent put set thought felt knew kept heard paid meant woke broke chose forgot fell "
+        "hit led let rode sat shot shut spoke stood stuck threw wore",
+    )
+)
 # A rule for later work. Not "I'll make sure to ..." (a plan of the person's), not "I've always / it's always ..." (a
 # statement: what the person has always or never done is _CONSTANT).
 _INSTRUCTION = re.compile(
@@ -99,7 +107,12 @@ _INSTRUCTION = re.compile(
 )
 # What the person has always or never done: "I've never attended a workshop", "I always run the tests first". A fact
 # about themselves that a later statement may contradict ("I attended one in May"): ranked just under a rule for later.
-_CONSTANT = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:always|never)\b", re.I)
+_CONSTANT = re.compile(
+    r"\b(?:i|we)(?:'ve| have)\s+(?:always|never)\b|\b(?:i|we)\s+(?:always|never)\s+(?!\w+ed\b|(?:"
+    + "|".join(sorted(_IRREGULAR))
+    + r")\b)\w",
+    re.I,
+)  # not "I never saw it open" (one past event)
 # "I'll make sure to enable 2FA": the person's own plan, a statement about themselves (not a rule for the agent)
 _PLEDGE = re.compile(
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'re going to|'m gonna| am gonna)\s+make sure\b", re.I
@@ -191,14 +204,6 @@ _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
         0.75,
     ),
     (re.compile(r"\b(?:i think|i believe|i feel|in my opinion)\b", re.I), 0.6),
-)
-_IRREGULAR = frozenset(
-    re.findall(
-        r"\S+",
-        "went made got did took met saw found wrote built ran began bought sold won lost gave brought left spent came "
-        "told taught read drove flew sent put set thought felt knew kept heard paid meant woke broke chose forgot fell "
-        "hit led let rode sat shot shut spoke stood stuck threw wore",
-    )
 )
 _WORKED = re.compile(
     r"\b(?:this|that|it|which) (?:finally )?(?:worked|works now|fixed it|did it|did the trick|solved it)\b", re.I
