@@ -437,3 +437,15 @@ def test_a_plan_the_host_says_it_applied_is_work_done() -> None:
     )
     failed = [_t("user", "fix my notes", 0), _t("assistant", plan, 1), _t("tool", "Read-only file docs\\NOTES.md", 2)]
     assert not any(d.speaker == "assistant" for d in _drafts(failed))  # only planned: nothing was done
+
+
+def test_typographic_apostrophes_read_as_plain_ones() -> None:
+    """Codex and phone keyboards write "I’ve" and "I’m": the rules read them as "I've" and "I'm"."""
+    turns = [
+        _t("user", "I’m on Fedora 40 with KDE Plasma on the desktop.", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "I’ve fixed the launcher so it sets `QT_QPA_PLATFORM=xcb` first.", 2),
+    ]
+    drafts = _drafts(turns)
+    assert any("Fedora 40" in d.draft.content and d.score >= 0.7 for d in drafts), drafts
+    assert any("`QT_QPA_PLATFORM=xcb`" in d.draft.content and d.role == "done" for d in drafts), drafts

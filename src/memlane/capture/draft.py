@@ -55,6 +55,7 @@ from .phrasing import (
     self_contained,
     size,
     specific,
+    straight,
 )
 from .prose import Prose, read_prose
 from .turns import Turn
@@ -362,7 +363,7 @@ def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str
 
 
 def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
-    units = [clean(u) for u in prose.units]
+    units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .phrasing import clean, names_someone, size, specific
+from .phrasing import clean, names_someone, size, specific, straight
 from .prose import Prose
 from .turns import Turn
 
@@ -251,7 +251,7 @@ def agent_outcomes(
     ran since the person's last turn (the agent acted in their environment), so a state it reports ("X is now Y")
     or a cause it names is what it found there, not a claim about the world. ``applied``: the files the host says it
     applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out."""
-    units = [clean(u) for u in prose.units]
+    units = [straight(clean(u)) for u in prose.units]
     out: list[Outcome] = []
     report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
     k = 0
