@@ -5,9 +5,14 @@ about itself. Hand-written turns, one rule per test."""
 from __future__ import annotations
 
 import datetime as dt
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memlane.capture.digest import draft_turns
 from memlane.capture.draft import Drafted
+from memlane.capture.phrasing import straight
 from memlane.capture.prose import read_prose
 from memlane.capture.turns import Turn
 
@@ -449,3 +454,12 @@ def test_typographic_apostrophes_read_as_plain_ones() -> None:
     drafts = _drafts(turns)
     assert any("Fedora 40" in d.draft.content and d.score >= 0.7 for d in drafts), drafts
     assert any("`QT_QPA_PLATFORM=xcb`" in d.draft.content and d.role == "done" for d in drafts), drafts
+
+
+@given(st.text(alphabet="ab ’‘`'\n", max_size=60))
+def test_straight_apostrophes_change_nothing_else_and_never_a_code_span(text: str) -> None:
+    out = straight(text)
+    assert len(out) == len(text)
+    assert all(a == b or (a in "’‘" and b == "'") for a, b in zip(text, out, strict=True))
+    for span in re.findall(r"`[^`\n]{0,300}`", text):
+        assert span in out
