@@ -463,3 +463,9 @@ def test_straight_apostrophes_change_nothing_else_and_never_a_code_span(text: st
     assert all(a == b or (a in "’‘" and b == "'") for a, b in zip(text, out, strict=True))
     for span in re.findall(r"`[^`\n]{0,300}`", text):
         assert span in out
+
+
+def test_an_acknowledgement_before_the_report_does_not_hide_it() -> None:
+    for said in ("You were right — I refactored the form but missed `set_defaults`, which still read `g_start`.",
+                 "Good call — I've decluttered the tabs and added the `Aux` list editor."):  # fmt: skip
+        assert any(d.role == "done" for d in _worked(said)), said

@@ -51,8 +51,13 @@ _PAST = (
     "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
     "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
 )
+# An acknowledgement before the report: "You were right — I refactored ...", "Good call — I've decluttered ..."
+_ACK = (
+    r"(?:(?:you'?re|you were|you are) (?:right|correct)|good (?:catch|call|point|idea)|great (?:catch|call|point|idea)|"
+    r"nice catch|thanks(?: for [^—–:.!]{1,40})?|got it|understood)\s*[—–:,!.-]{1,3}\s*"
+)
 _OUTCOME = re.compile(
-    rf"^(?:\W{{0,3}})(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
+    rf"^(?:\W{{0,3}})(?:{_ACK})?(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
     rf"applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
     rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
     rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
