@@ -469,3 +469,23 @@ def test_an_acknowledgement_before_the_report_does_not_hide_it() -> None:
     for said in ("You were right — I refactored the form but missed `set_defaults`, which still read `g_start`.",
                  "Good call — I've decluttered the tabs and added the `Aux` list editor."):  # fmt: skip
         assert any(d.role == "done" for d in _worked(said)), said
+
+
+def test_a_long_exchange_of_applied_edits_stays_linear() -> None:
+    """Each tool turn of an exchange is read once for the host's "Applied edit to X" lines, however many agent turns
+    come before the person's next turn (a ratio: a loaded machine slows both)."""
+    import time
+
+    def seconds(n: int) -> float:
+        turns = [_t("user", "go", 0)]
+        for k in range(300 * n):
+            turns.append(_t("assistant", f"I will update `f{k}.md`:\n\n1. Add rule {k}\n", 1))
+            turns.append(_t("tool", "x " * 2000 + f"\nApplied edit to f{k}.md", 2))
+        started = time.perf_counter()
+        draft_turns(turns, DAY, ())
+        return time.perf_counter() - started
+
+    seconds(1)  # warm up
+    small = min(seconds(1) for _ in range(3))
+    large = min(seconds(4) for _ in range(3))
+    assert large < 8 * max(small, 0.01), (small, large)

@@ -272,6 +272,7 @@ def draft_candidates(
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
     outside = OutsideText(turns)
+    applied = _applied(turns)
     cands: list[_Candidate] = []
     said: set[str] = set()
     chat: list[_Candidate] = []  # named speakers' statements: not ranked against the budget
@@ -292,7 +293,7 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(
                 _Candidate(o.score, "experience", o.text, i, "assistant", o.role)
-                for o in agent_outcomes(prose, i, outside, worked, _applied(turns, i))
+                for o in agent_outcomes(prose, i, outside, worked, applied[i])
             )
             prev_agent = prose
         elif t.name:
@@ -337,16 +338,21 @@ def draft_candidates(
     return out
 
 
-def _applied(turns: Sequence[Turn], i: int) -> list[str]:
-    """The files the host says it applied assistant turn ``i``'s edits to, by their names: the tool turns up to the
-    person's next turn (Aider quotes an edit block's lines as its own, so the agent's turn comes in pieces)."""
-    files: list[str] = []
-    for t in turns[i + 1 :]:
+def _applied(turns: Sequence[Turn]) -> list[tuple[str, ...]]:
+    """Per turn, the files the host says it applied edits to after it, by their names: the tool turns up to the
+    person's next turn (Aider quotes an edit block's lines as its own, so the agent's turn comes in pieces). One
+    backward pass: each tool turn is read once."""
+    out: list[tuple[str, ...]] = [()] * len(turns)
+    after: tuple[str, ...] = ()
+    for i in range(len(turns) - 1, -1, -1):
+        out[i] = after
+        t = turns[i]
         if t.role == "user":
-            break
-        if t.role == "tool":
-            files.extend(re.split(r"[/\\]", f)[-1] for f in applied_edits(t.content))
-    return files
+            after = ()
+        elif t.role == "tool":
+            new = [re.split(r"[/\\]", f)[-1] for f in applied_edits(t.content)]
+            after = after + tuple(f for f in new if f not in after) if new else after
+    return out
 
 
 def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:
