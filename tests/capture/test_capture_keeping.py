@@ -5,9 +5,14 @@ about itself. Hand-written turns, one rule per test."""
 from __future__ import annotations
 
 import datetime as dt
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memlane.capture.digest import draft_turns
 from memlane.capture.draft import Drafted
+from memlane.capture.phrasing import straight
 from memlane.capture.prose import read_prose
 from memlane.capture.turns import Turn
 
@@ -317,3 +322,170 @@ def test_the_session_going_on_is_no_fact_and_a_must_not_is_a_decision() -> None:
     assert ruled.score >= 0.8 and "should not use any charting library" in ruled.draft.content
     told = _drafts([_t("user", "You shouldn't have deleted the old migration files in db/old.")])
     assert all(d.score < 0.8 for d in told)  # about the chat with the agent, not a rule
+
+
+# --- how agents report finished work (issue 43, round 4) ---------------------------------------------
+
+
+def _worked(agent: str, ask: str = "please do it") -> list[Drafted]:
+    """The agent's drafts of a turn written after a tool ran (the agent acted in the person's environment)."""
+    turns = [_t("user", ask, 0), _t("tool", "ok", 1), _t("assistant", agent, 2)]
+    return [d for d in _drafts(turns) if d.speaker == "assistant"]
+
+
+def test_a_list_introduced_as_what_changed_is_a_report_and_how_to_is_not() -> None:
+    (done,) = _worked(
+        "Done! Here's what changed:\n\n- **Tab bar** — active tab is now bold\n- **Clock** — shows the date\n"
+    )
+    assert "Here's what changed" in done.draft.content and "Tab bar" in done.draft.content, done
+    assert "**" not in done.draft.content
+    assert _worked("Here's how to set it up:\n\n- Add `--dry-run` to the command\n- Update the README\n") == []
+
+
+def test_what_the_person_now_sees_after_the_agents_work_is_an_outcome() -> None:
+    agent = "Done! You should now see:\n\n- **Floating bar** with rounded corners\n- **Pill backgrounds** on modules\n"
+    assert any("Floating bar" in d.draft.content for d in _worked(agent)), _worked(agent)
+    chat = [_t("user", "how would it look", 0), _t("assistant", agent, 1)]  # no tool ran: nothing was done
+    assert not any(d.speaker == "assistant" for d in _drafts(chat))
+
+
+def test_a_state_the_agents_work_left_is_an_outcome_and_a_claim_about_the_world_is_not() -> None:
+    assert any("now has a `┌─┐` border" in d.draft.content for d in _worked("Each month now has a `┌─┐` border."))
+    news = "Python 3.13 is now the default interpreter in Fedora 41."
+    assert not any(d.speaker == "assistant" for d in _drafts([_t("user", "what is new", 0), _t("assistant", news, 1)]))
+    page = "Fedora 41 ships Python 3.13 as the default interpreter for the whole distribution"
+    turns = [_t("user", "what is new", 0), _t("tool", page, 1), _t("assistant", news, 2)]
+    assert not any(d.speaker == "assistant" for d in _drafts(turns))  # it restates the page it read
+
+
+def test_a_cause_found_after_work_is_a_finding_and_a_cause_in_the_news_is_not() -> None:
+    (root,) = _worked("**Root cause:** the cron job ran as root, so `~/.cache` pointed to `/root/.cache`.")
+    assert root.role == "found" and root.draft.content.startswith("Root cause:"), root
+    (failed,) = _worked("It was failing because the `GITHUB_TOKEN` secret had expired.")
+    assert failed.role == "found", failed
+    assert _worked("It is causing alarm among governments due to its potential to outpace defenders.") == []
+
+
+def test_a_commit_message_item_in_a_report_is_an_outcome_and_under_next_steps_is_not() -> None:
+    report = "What I changed\n\n- `src/app.py`: add retry wrapper (3 attempts, 500 ms backoff)\n"
+    assert any("add retry wrapper" in d.draft.content for d in _worked(report)), _worked(report)
+    later = "Tests pass.\n\nNext improvements (optional)\n- Add a `toolheads` model for IDEX printers\n"
+    assert not any("toolheads" in d.draft.content for d in _worked(later)), _worked(later)
+
+
+def test_the_agents_recap_of_what_the_two_agreed_is_kept() -> None:
+    turns = [
+        _t("user", "ok postgres then", 0),
+        _t("assistant", "Agreed — Postgres 16 for production, SQLite for tests.", 1),
+    ]
+    assert any("Postgres 16" in d.draft.content for d in _drafts(turns) if d.speaker == "assistant")
+    assert _worked("I went with `httpx` over `requests` for the client.")[0].draft.content.startswith("I went with")
+
+
+def test_one_report_said_twice_is_kept_once_and_a_changed_value_twice() -> None:
+    turns = [
+        _t("user", "add the filaments tab", 0),
+        _t("assistant", "Added a Filaments tab with presets for `PLA` and `PETG` to the GUI editor.", 1),
+        _t("user", "and tests", 2),
+        _t("assistant", "Done — added a Filaments tab with presets for `PLA` and `PETG` to the editor.", 3),
+        _t("user", "raise the retries", 4),
+        _t("assistant", "Retry limit raised to 5 for the sync job in `sync.toml`.", 5),
+        _t("user", "more", 6),
+        _t("assistant", "Retry limit raised to 7 for the sync job in `sync.toml`.", 7),
+    ]
+    texts = [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+    assert sum("Filaments tab" in t for t in texts) == 1, texts
+    assert any("raised to 5" in t for t in texts) and any("raised to 7" in t for t in texts), texts
+
+
+def test_a_heading_with_an_aside_in_brackets_is_prose_and_a_call_is_code() -> None:
+    assert read_prose("Next improvements (optional)\n- Add a model\n").units[0] == "Next improvements (optional)"
+    assert read_prose("print(x) (y) = z(1)\n").units == []
+
+
+# --- what the person has always or never done, and their own plans ------------------------------------
+
+
+def test_what_someone_has_always_or_never_done_is_their_fact_not_a_rule_for_later() -> None:
+    (never,) = _drafts([_t("user", "I've never attended a painting workshop before.")])
+    assert never.score >= 0.9 and never.role == "", (
+        never
+    )  # ranked just under a rule: a later "I attended" contradicts it
+    (drawn,) = _drafts([_t("user", "I've always been drawn to warm colours for the living room walls.")])
+    assert 0.9 <= drawn.score < 0.95 and drawn.role == "", drawn
+    assert all(d.score < 0.9 for d in _drafts([_t("user", "I ran the build twice but I never saw the window open.")]))
+    (plan,) = _drafts([_t("user", "That is a good idea, and I'll make sure to leave room for a reading chair.")])
+    assert plan.score < 0.95 and plan.role == "", plan  # the person's plan, kept as theirs, not a "Remember"
+    for rule in ("Always run the tests before you push.", "Make sure the backups run nightly.",
+                 "Never commit secrets to the repo."):  # fmt: skip
+        (kept,) = _drafts([_t("user", rule)])
+        assert kept.score >= 0.95 and kept.role == "remember", rule
+
+
+def test_what_the_person_did_with_a_value_outranks_how_they_feel() -> None:
+    turns = [_t("user", "By the way, I just finished my 5th project since starting painting classes.", 0)]
+    feelings = ["bright colours", "a big canvas", "the new brushes", "charcoal", "the studio corner", "acrylic paint",
+                "a limited palette", "abstract shapes", "the easel"]  # fmt: skip
+    turns += [_t("user", f"I'm excited to start working with {f} this week.", k + 1) for k, f in enumerate(feelings)]
+    texts = _texts(turns)
+    assert len(texts) < len(turns)  # the budget chose
+    assert any("5th project" in t for t in texts), texts
+
+
+def test_a_plan_the_host_says_it_applied_is_work_done() -> None:
+    """Aider: "I will update `NOTES.md`: ..." then the edit block, then its own line "Applied edit to NOTES.md"."""
+    plan = "I will update `NOTES.md` to match your editor setup:\n\n1. State that tabs are 4 columns wide\n"
+    applied = [_t("user", "fix my notes", 0), _t("assistant", plan, 1), _t("tool", "Applied edit to docs\\NOTES.md", 2)]
+    (done,) = [d for d in _drafts(applied) if d.speaker == "assistant"]
+    assert (
+        done.draft.content.startswith("Applied edit to NOTES.md: I will update") and "4 columns" in done.draft.content
+    )
+    failed = [_t("user", "fix my notes", 0), _t("assistant", plan, 1), _t("tool", "Read-only file docs\\NOTES.md", 2)]
+    assert not any(d.speaker == "assistant" for d in _drafts(failed))  # only planned: nothing was done
+
+
+def test_typographic_apostrophes_read_as_plain_ones() -> None:
+    """Codex and phone keyboards write "I’ve" and "I’m": the rules read them as "I've" and "I'm"."""
+    turns = [
+        _t("user", "I’m on Fedora 40 with KDE Plasma on the desktop.", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "I’ve fixed the launcher so it sets `QT_QPA_PLATFORM=xcb` first.", 2),
+    ]
+    drafts = _drafts(turns)
+    assert any("Fedora 40" in d.draft.content and d.score >= 0.7 for d in drafts), drafts
+    assert any("`QT_QPA_PLATFORM=xcb`" in d.draft.content and d.role == "done" for d in drafts), drafts
+
+
+@given(st.text(alphabet="ab ’‘`'\n", max_size=60))
+def test_straight_apostrophes_change_nothing_else_and_never_a_code_span(text: str) -> None:
+    out = straight(text)
+    assert len(out) == len(text)
+    assert all(a == b or (a in "’‘" and b == "'") for a, b in zip(text, out, strict=True))
+    for span in re.findall(r"`[^`\n]{0,300}`", text):
+        assert span in out
+
+
+def test_an_acknowledgement_before_the_report_does_not_hide_it() -> None:
+    for said in ("You were right — I refactored the form but missed `set_defaults`, which still read `g_start`.",
+                 "Good call — I've decluttered the tabs and added the `Aux` list editor."):  # fmt: skip
+        assert any(d.role == "done" for d in _worked(said)), said
+
+
+def test_a_long_exchange_of_applied_edits_stays_linear() -> None:
+    """Each tool turn of an exchange is read once for the host's "Applied edit to X" lines, however many agent turns
+    come before the person's next turn (a ratio: a loaded machine slows both)."""
+    import time
+
+    def seconds(n: int) -> float:
+        turns = [_t("user", "go", 0)]
+        for k in range(300 * n):
+            turns.append(_t("assistant", f"I will update `f{k}.md`:\n\n1. Add rule {k}\n", 1))
+            turns.append(_t("tool", "x " * 2000 + f"\nApplied edit to f{k}.md", 2))
+        started = time.perf_counter()
+        draft_turns(turns, DAY, ())
+        return time.perf_counter() - started
+
+    seconds(1)  # warm up
+    small = min(seconds(1) for _ in range(3))
+    large = min(seconds(4) for _ in range(3))
+    assert large < 8 * max(small, 0.01), (small, large)

@@ -521,3 +521,22 @@ def test_finding_the_names_costs_the_batch_not_the_names_known(tmp_path: Path) -
             best = min(best, time.perf_counter() - started)
         times.append(best)
     assert times[1] <= 4 * times[0] + 0.02, times  # 16x the names; a scan of them would cost ~16x
+
+
+def test_aider_tool_lines_ride_in_the_batch_of_the_turn_they_follow(tmp_path: Path) -> None:
+    """Aider writes no time on its "> " lines: they belong with the agent's turn before them, so the drafter sees
+    "Applied edit to NOTES.md" (the plan was carried out) and what the agent restates of them."""
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "\n# aider chat started at 2025-06-02 11:47:49\n\n"
+        "#### Please fix my notes file.  \n\n"
+        "I will update `NOTES.md` to match your editor setup:\n1. State that tabs are 4 columns wide\n\n"
+        "NOTES.md\n```\n<<<<<<< SEARCH\n=======\nTabs are 4 columns wide.\n>>>>>>> REPLACE\n```\n\n"
+        "> Tokens: 2k sent, 100 received.  \n> Applied edit to NOTES.md  \n> Commit 1a2b3c4 docs: tabs  \n"
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    done = _cli(ws, "capture", "--transcript", str(history), "--json")
+    assert done.returncode == 0, done.stderr
+    text = (ws / "memory" / "2025-06-02.md").read_text()
+    assert "Applied edit to NOTES.md: I will update `NOTES.md`" in text and "4 columns" in text, text

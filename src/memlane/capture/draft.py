@@ -43,7 +43,7 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .outcomes import OutsideText, agent_outcomes
+from .outcomes import OutsideText, agent_outcomes, applied_edits
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -55,6 +55,7 @@ from .phrasing import (
     self_contained,
     size,
     specific,
+    straight,
 )
 from .prose import Prose, read_prose
 from .turns import Turn
@@ -64,6 +65,7 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
+NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -86,12 +88,35 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 
 # --- the person's words ------------------------------------------------------------------------------
 
+_IRREGULAR = frozenset(
+    re.findall(
+        r"\S+",
+        "went made got did took met saw found wrote built ran began bought sold won lost gave brought left spent came "
+        "told taught read drove flew sent put set thought felt knew kept heard paid meant woke broke chose forgot fell "
+        "hit led let rode sat shot shut spoke stood stuck threw wore",
+    )
+)
+# A rule for later work. Not "I'll make sure to ..." (a plan of the person's), not "I've always / it's always ..." (a
+# statement: what the person has always or never done is _CONSTANT).
 _INSTRUCTION = re.compile(
     r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
-    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )make sure|"
-    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?:always|never)|"
+    r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )(?<!'ll )(?<!\bwill )(?<!\bgonna )make sure|"
+    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!'ve )(?<!\bhave )(?<!'s )(?<!\bhas )"
+    r"(?:always|never)|"
     r"do not ever)\b",
     re.I,
+)
+# What the person has always or never done: "I've never attended a workshop", "I always run the tests first". A fact
+# about themselves that a later statement may contradict ("I attended one in May"): ranked just under a rule for later.
+_CONSTANT = re.compile(
+    r"\b(?:i|we)(?:'ve| have)\s+(?:always|never)\b|\b(?:i|we)\s+(?:always|never)\s+(?!\w+ed\b|(?:"
+    + "|".join(sorted(_IRREGULAR))
+    + r")\b)\w",
+    re.I,
+)  # not "I never saw it open" (one past event)
+# "I'll make sure to enable 2FA": the person's own plan, a statement about themselves (not a rule for the agent)
+_PLEDGE = re.compile(
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'re going to|'m gonna| am gonna)\s+make sure\b", re.I
 )
 # "Do not change the contents." / "Don't push on Fridays.": an imperative prohibition binds the work that follows
 _PROHIBITION = re.compile(
@@ -181,14 +206,6 @@ _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
     ),
     (re.compile(r"\b(?:i think|i believe|i feel|in my opinion)\b", re.I), 0.6),
 )
-_IRREGULAR = frozenset(
-    re.findall(
-        r"\S+",
-        "went made got did took met saw found wrote built ran began bought sold won lost gave brought left spent came "
-        "told taught read drove flew sent put set thought felt knew kept heard paid meant woke broke chose forgot fell "
-        "hit led let rode sat shot shut spoke stood stuck threw wore",
-    )
-)
 _WORKED = re.compile(
     r"\b(?:this|that|it|which) (?:finally )?(?:worked|works now|fixed it|did it|did the trick|solved it)\b", re.I
 )
@@ -255,13 +272,16 @@ def draft_candidates(
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
     outside = OutsideText(turns)
+    applied = _applied(turns)
     cands: list[_Candidate] = []
     said: set[str] = set()
     chat: list[_Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
     spoken = 0
+    worked = False  # a tool ran since the person's last turn: the agent acted in their environment
     for i, t in enumerate(turns):
         if t.role == "tool":
+            worked = True
             continue
         spoken += 1  # the agent's narration counts toward the session's size, and gives no bullet
         if t.narration:
@@ -275,7 +295,7 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(
                 _Candidate(o.score, "experience", o.text, i, "assistant", o.role)
-                for o in agent_outcomes(prose, i, outside)
+                for o in agent_outcomes(prose, i, outside, worked, applied[i])
             )
             prev_agent = prose
         elif t.name:
@@ -283,17 +303,24 @@ def draft_candidates(
         else:
             cands.extend(_person(prose, i, speaker, prev_agent, day))
             prev_agent = None if t.role == "user" else prev_agent
+            worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
     # the highest scored first; of equal scores the later (what holds at the end: a later outcome, a changed value)
     keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
+    reported: list[tuple[frozenset[str], frozenset[str]]] = []  # the agent's outcomes kept: words, values
     for k in keep:
         c = cands[k]
         c.text = cut(c.text)
         norm = normalized(_BODY.sub("", c.text))
         if not norm or norm in seen:
             continue
+        if c.speaker == "assistant":
+            words, values = _gist(c.text)
+            if any(_restates(words, values, w, v) for w, v in reported):
+                continue  # "Done — added a Filaments tab ..." after "Added a Filaments tab ...": one report twice
+            reported.append((words, values))
         seen.add(norm)
         ranked.append(k)
         if len(ranked) >= limit:
@@ -313,8 +340,38 @@ def draft_candidates(
     return out
 
 
+def _applied(turns: Sequence[Turn]) -> list[tuple[str, ...]]:
+    """Per turn, the files the host says it applied edits to after it, by their names: the tool turns up to the
+    person's next turn (Aider quotes an edit block's lines as its own, so the agent's turn comes in pieces). One
+    backward pass: each tool turn is read once."""
+    out: list[tuple[str, ...]] = [()] * len(turns)
+    after: tuple[str, ...] = ()
+    for i in range(len(turns) - 1, -1, -1):
+        out[i] = after
+        t = turns[i]
+        if t.role == "user":
+            after = ()
+        elif t.role == "tool":
+            new = [re.split(r"[/\\]", f)[-1] for f in applied_edits(t.content)]
+            after = after + tuple(f for f in new if f not in after) if new else after
+    return out
+
+
+def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A bullet's content words (a plural's "s" aside) and the values it names (numbers, backtick spans)."""
+    words = {w.removesuffix("s") for w in re.findall(r"[^\W\d_]{3,}", text.casefold()) if w not in STOPWORDS}
+    values = set(re.findall(r"`[^`\n]{1,300}`|\d+(?:[.,:]\d+)*", text))
+    return frozenset(words), frozenset(values)
+
+
+def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str], kept_values: frozenset[str]) -> bool:
+    """Says nothing a kept outcome does not: NEAR_SAME of its content words (at least 4) are the kept one's, and
+    every value it names too (a changed value is never a restatement)."""
+    return len(words) >= 4 and len(words & kept) >= NEAR_SAME * len(words) and values <= kept_values
+
+
 def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
-    units = [clean(u) for u in prose.units]
+    units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
@@ -459,6 +516,12 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and length >= 3:
         kind, score, role = "world", 0.95, "remember"
         conf = None
+    elif _CONSTANT.search(u) and length >= 4 and content >= 1:
+        kind, score, role = "world", 0.9, ""
+        conf = None
+    elif _PLEDGE.search(u) and length >= 4 and content >= 1:
+        kind, score, role = "world", 0.7, ""
+        conf = None
     elif _CHANGED.search(u) and specific(u) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.8, ""
         conf = None
@@ -474,7 +537,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
     elif _DID.search(u) and length >= 4 and content >= 1:
-        kind, score, role = "experience", 0.6, ""
+        kind, score, role = "experience", 0.7, ""  # what the person did: as askable as what they are
     elif (_SELF.search(u) or _HABIT.search(u)) and length >= 4 and content >= 1:
         kind, score, role = "world", 0.7, ""
     elif _PAST_ANY.search(u) and length >= 4 and content >= 2 and names_someone(u):

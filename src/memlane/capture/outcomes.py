@@ -18,13 +18,14 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .phrasing import clean, names_someone, size, specific
+from .phrasing import clean, names_someone, size, specific, straight
 from .prose import Prose
 from .turns import Turn
 
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
 SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
 SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
+SHARED_SHARE_SAID = 0.5  # the same (of at least 3), for a state or cause the agent states without saying it acted
 
 
 @dataclass
@@ -50,11 +51,17 @@ _PAST = (
     "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
     "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
 )
+# An acknowledgement before the report: "You were right — I refactored ...", "Good call — I've decluttered ..."
+_ACK = (
+    r"(?:(?:you'?re|you were|you are) (?:right|correct)|good (?:catch|call|point|idea)|great (?:catch|call|point|idea)|"
+    r"nice catch|thanks(?: for [^—–:.!]{1,40})?|got it|understood)\s*[—–:,!.-]{1,3}\s*"
+)
 _OUTCOME = re.compile(
-    rf"^(?:\W{{0,3}})(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|saved|"
-    rf"applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
+    rf"^(?:\W{{0,3}})(?:{_ACK})?(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|"
+    rf"saved|applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
     rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
-    rf"|(?:i|we) (?:hit|got|saw|ran into|had to)\b|found it\b|found the\b|the (?:root )?cause\b"
+    rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
+    rf"|(?:the )?(?:root )?cause\b|the fix(?: was)?:"
     rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
     re.I,
 )
@@ -64,7 +71,7 @@ _DONE_TO = re.compile(
     rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
     re.I,
 )
-_NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
+_NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
 _ADVICE = re.compile(
     r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
@@ -80,6 +87,9 @@ _FINDING = re.compile(
     r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
     re.I,
 )
+_PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", re.I)
+_WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
+_CODEISH = re.compile(r"`[^`\n]{1,300}`|(?<!\S)[^\s/]{0,100}[/=_~][^\s]{0,200}")  # a code span, path, setting
 _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
 NARRATION = re.compile(
     r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
@@ -88,6 +98,27 @@ NARRATION = re.compile(
     re.IGNORECASE,
 )
 _SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
+# The line that opens a list of what was done: "Here's what changed:", "Changes made:", "Both issues are fixed:"; and,
+# after the agent worked (a tool ran since the person's turn), what the person will now find: "You should now see:".
+_REPORT_INTRO = re.compile(
+    r"^\W{0,3}(?:(?:done|all set|finished|fixed)\W{1,3})?(?:here'?s|here is|this is|below is)? ?(?:what|everything)"
+    r" (?:(?:i|we)(?:'ve| have)? |got |was |has been |is )?(?:changed|did|done|added|fixed|updated|applied|built|"
+    r"created|installed|implemented|set up|new)\b[^:]{0,60}:$"
+    r"|^\W{0,3}(?:(?:done|all set|finished|fixed)\W{1,3})?(?:changes(?: made)?|(?:all|both|the) (?:\w+ )?"
+    r"(?:issues|bugs|problems|changes|fixes) (?:are|were|have been) (?:fixed|applied|done|in|live))\W{0,3}:$",
+    re.I,
+)
+_YOU_SEE = re.compile(
+    r"^\W{0,3}(?:(?:done|all set)\W{1,3})?you(?: should|'ll| will)? (?:now |immediately )?see:$", re.I
+)
+# What holds after the agent's work, said as a state: "The logo is now orange", "The site is live at ..."
+_STATE = re.compile(r"\b(?:is|are) (?:now )?(?:live|up and running|deployed|published|running) (?:at|on|in)\b", re.I)
+# The agent recaps what the two agreed: "Agreed — Postgres 16 for production", "So we settled on `ruff`"
+_AGREED = re.compile(
+    r"^\W{0,3}(?:agreed|deal|settled)\b\W{1,3}\w|\bwe(?:'ve| have)? (?:settled on|agreed on|agreed to|decided on|"
+    r"decided to|went with)\b",
+    re.I,
+)
 # What the person is to do next, said after a bare "Done.": "Reload WezTerm to see it.", "Restart the shell."
 # The "Done." then says nothing of what was done, and the step is advice: neither is an outcome.
 _NEXT_STEP = re.compile(
@@ -99,6 +130,15 @@ _NEXT_STEP = re.compile(
 
 
 # --- outside text ------------------------------------------------------------------------------------
+
+# A host's own line that the agent's edit of a file was applied (Aider writes "Applied edit to CONVENTIONS.md" after
+# the agent's "I will update `CONVENTIONS.md`: ..." and its edit blocks): the plan it answers is work done.
+_APPLIED = re.compile(r"^Applied edit to (\S[^\n]{0,200}?)\s*$", re.M)
+
+
+def applied_edits(tool_text: str) -> list[str]:
+    """The files a host says it applied the agent's edits to, in a tool turn's text."""
+    return _APPLIED.findall(tool_text)
 
 
 class OutsideText:
@@ -115,21 +155,23 @@ class OutsideText:
                 self.runs.add(tuple(toks[k : k + SHARED_RUN]))
             self.words.append((i, frozenset(toks)))
 
-    def restates(self, sentence: str, before: int) -> bool:
+    def restates(self, sentence: str, before: int, share: float = SHARED_SHARE, least: int = 5) -> bool:
+        """Whether ``sentence`` (of turn ``before``) shares a run of SHARED_RUN words with a tool turn, or ``share``
+        of its content words (at least ``least``) with one tool turn before it."""
         if not self.words:
             return False
         toks = re.findall(r"\w+", sentence.casefold())
         if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
             return True
         content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
-        if len(content) < 5:
+        if len(content) < least:
             return False
-        return any(i < before and len(content & words) >= SHARED_SHARE * len(content) for i, words in self.words)
+        return any(i < before and len(content & words) >= share * len(content) for i, words in self.words)
 
 
 # A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
 # "Deps: nfcpy added to pyproject", "`load()` now reads the cache first". Only read inside a report (_section).
-_LABEL = re.compile(r"^[^:;.]{1,40}:\s+(?=\S)")
+_LABEL = re.compile(r"^(?:`[^`\n]{1,80}`|[^:;.]{1,40}):\s+(?=\S)")  # "Deps: ", "`src/app.py`: "
 _PRESENT = re.compile(
     r"^(?:now\s+|also\s+)?(?:maps|adds|uses|reads|writes|returns|leaves|supports|validates|accepts|shows|includes|"
     r"handles|applies|generates|creates|stores|injects|runs|sets|calls|points|checks|emits|exposes|prefers|defaults|"
@@ -153,10 +195,18 @@ _PLAN_HEAD = re.compile(
 )
 
 
-def _section(u: str, current: bool | None) -> bool | None:
+def _intro(u: str, worked: bool) -> bool:
+    """Opens a list of what was done ("Here's what changed:"), or of what the person now finds after the agent's
+    work ("You should now see:")."""
+    return bool(_REPORT_INTRO.match(u) or (worked and _YOU_SEE.match(u)))
+
+
+def _section(u: str, current: bool | None, worked: bool = False) -> bool | None:
     """Whether the list items after ``u`` (a line of prose that is no list item) report work done (True), are steps
     for the person or a plan (False), or neither is known (None); a short heading such as "Docs" keeps the section
     it is in."""
+    if _intro(u, worked):
+        return True
     head = size(u) <= 6 or u.endswith(":")
     if u.endswith(("?", "？")) or (head and _PLAN_HEAD.search(u)) or NARRATION.match(u):
         return False
@@ -167,17 +217,46 @@ def _section(u: str, current: bool | None) -> bool | None:
     return current if head else None
 
 
+# A report's item in the form of a commit message ("- Add `--dry-run` to `opk install`", "`app.py`: add a retry"):
+# read only inside a report, where it says what was done (under steps it is what the person is to do).
+_BASE = re.compile(
+    r"^(?:add|update|fix|remove|rename|move|create|implement|refactor|replace|switch|wire|extend|bump|drop|document|"
+    r"split|introduce|support|handle|cover|expose|allow|skip|ensure|change|convert|migrate|pin|enable|disable|"
+    r"delete|clean up|simplify|merge|restore|revert|tighten|relax|raise|lower|increase|reduce|default|guard|"
+    r"validate|cache|retry|log|store|load|read|write|show|hide|sort|group|limit|cap|map|register|export|import)\b",
+    re.I,
+)
+
+
 def _reported(u: str) -> bool:
-    """A list item of a report that says what was done in the present tense or as a passive ("Deps: nfcpy added to
-    pyproject"), possibly after a label: an outcome when it names something."""
+    """A list item of a report that says what was done in the present tense, as a commit message ("Add X") or as a
+    passive ("Deps: nfcpy added to pyproject"), possibly after a label: an outcome when it names something."""
     body = _LABEL.sub("", u, count=1)
-    said = _PRESENT.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
+    said = (
+        _PRESENT.match(body) or _BASE.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
+    )
     return bool(said) and (specific(u) or names_someone(u))
 
 
-def agent_outcomes(prose: Prose, i: int, outside: OutsideText) -> list[Outcome]:
-    """The outcomes of assistant turn ``i`` (its prose), at most AGENT_PER_TURN, in their order."""
-    units = [clean(u) for u in prose.units]
+def _with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
+    """A line that ends in ":" with the list after it (its first three items), and where reading goes on."""
+    if not (u.endswith(":") and k < len(units) and items[k]):
+        return u, k
+    listed: list[str] = []
+    while k < len(units) and items[k] and len(listed) < 3:
+        listed.append(units[k])
+        k += 1
+    return f"{u} {'; '.join(listed)}", k
+
+
+def agent_outcomes(
+    prose: Prose, i: int, outside: OutsideText, worked: bool = False, applied: Sequence[str] = ()
+) -> list[Outcome]:
+    """The outcomes of assistant turn ``i`` (its prose), at most AGENT_PER_TURN, in their order. ``worked``: a tool
+    ran since the person's last turn (the agent acted in their environment), so a state it reports ("X is now Y")
+    or a cause it names is what it found there, not a claim about the world. ``applied``: the files the host says it
+    applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out."""
+    units = [straight(clean(u)) for u in prose.units]
     out: list[Outcome] = []
     report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
     k = 0
@@ -185,13 +264,21 @@ def agent_outcomes(prose: Prose, i: int, outside: OutsideText) -> list[Outcome]:
         u = units[k]
         item = prose.items[k]
         k += 1
+        edited = next((f for f in applied if not item and f in u and _PLANNED.search(u)), None)
+        if edited is not None:  # "I will update `CONVENTIONS.md` ...:" and the host applied it: what was done
+            report = None
+            u, k = _with_list(u, units, prose.items, k)
+            text = f"Applied edit to {edited}: {u}"
+            if not outside.restates(u, i):
+                out.append(Outcome(0.6 - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0), text, "done"))
+            continue
         if not item:
-            report = _section(u, report)
+            report = _section(u, report, worked)
         elif report is False:
             continue  # a step for the person or a plan ("How to try", "Next steps"): never an outcome
         if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
             nxt = units[k]
-            if (
+            if _intro(nxt, worked) or (
                 not _ADVICE.search(nxt)
                 and not nxt.endswith(("?", "？"))
                 and not NARRATION.match(nxt)
@@ -199,36 +286,42 @@ def agent_outcomes(prose: Prose, i: int, outside: OutsideText) -> list[Outcome]:
             ):
                 u = f"{u} {nxt}"
                 k += 1
+                report = True if _intro(nxt, worked) else report
             else:
                 continue
-        if size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u):
+        intro = _intro(u, worked) and k < len(units) and prose.items[k]  # "Here's what changed:" + its list
+        if not intro and (size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
-        lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)))
+        lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
         lead = lead or weaker
+        agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u))
         yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
-        cause = yours and (_CAUSE.search(u) or _FINDING.search(u))
-        if not lead and not cause and not (_NOW.search(u) and out):
+        cause = bool(yours and (_CAUSE.search(u) or _FINDING.search(u)))
+        # after the agent worked: a cause it found ("failed because `cron` needs approval"), in the past and naming
+        # a thing of the person's setup, or the state its work left ("Each month now has a border")
+        said = not lead and not cause and worked and not _HEDGE.search(u)
+        cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)))
+        if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
             continue
-        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\bi'll\b|\bwe'll\b", u, re.I) or (
+        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b\w+'ll\b", u, re.I) or (
             re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
         ):
             continue  # a plan, not an outcome
-        if u.endswith(":") and k < len(units) and prose.items[k]:
-            listed: list[str] = []
-            while k < len(units) and prose.items[k] and len(listed) < 3:
-                listed.append(units[k])
-                k += 1
-            u = f"{u} {'; '.join(listed)}"
-        if outside.restates(u, i):
+        u, k = _with_list(u, units, prose.items, k)
+        if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
             continue
         found = bool(
-            _CAUSE.search(u) or re.match(r"^\W{0,3}(?:found|the (?:root )?cause|the (?:problem|issue))", u, re.I)
+            _CAUSE.search(u)
+            or re.match(
+                r"^\W{0,3}(?:found|(?:the )?(?:root )?cause|the (?:problem|issue)|(?:it )?turn(?:s|ed) out)", u, re.I
+            )
         )
         found = found or bool(cause)
-        score = (0.65 if found else 0.6) - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0)
+        score = (0.65 if found or agreed else 0.6) - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0)
         score -= 0.05 if weaker else 0.0  # said as done by its place in a report only: after an outcome said so
         if not (specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
             score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what

@@ -32,15 +32,25 @@ PROTECTED = re.compile(
 )
 _IMAGE_REF = re.compile(r"\[Image #\d{1,4}\]")  # the host's placeholder for a pasted image
 _EMPHASIS = re.compile(r"(?<![*\w])\*\*(?=\S)|(?<=\S)\*\*(?![*\w])|(?<![_\w])__(?=\S)|(?<=\S)__(?![_\w])")
+_CODE_OR_APOSTROPHE = re.compile(r"(`[^`\n]{0,300}`)|[’‘]")
+_CODE_OR_EMPHASIS = re.compile(r"(`[^`\n]{0,300}`)|" + _EMPHASIS.pattern)  # a backtick span is kept as it is
 FIRST_PERSON = re.compile(r"(?<![\w'’-])(?:I|i|I'm|I've|I'll|I'd|Im|me|my|My|mine|myself|we|We|us|our|Our)(?![\w'’-])")
 
 
 def clean(text: str) -> str:
     """A prose unit as a bullet writes it: emphasis markers out (outside backticks), spaces collapsed."""
     text = _IMAGE_REF.sub("", text)
-    parts = re.split(r"(`[^`\n]{0,300}`)", text)
-    text = "".join(p if p.startswith("`") else _EMPHASIS.sub("", p) for p in parts)
+    # one pass over the whole line, so a marker next to a backtick span ("**`app.py`**") is seen with its neighbour
+    text = _CODE_OR_EMPHASIS.sub(lambda m: m.group(1) or "", text)
     return " ".join(text.split())
+
+
+def straight(text: str) -> str:
+    """Typographic apostrophes (’ ‘, as Codex and phone keyboards write them) as ``'`` outside backtick spans, so
+    "I’ve fixed" is read as "I've fixed" by the rules; the words are unchanged."""
+    if "’" not in text and "‘" not in text:
+        return text
+    return _CODE_OR_APOSTROPHE.sub(lambda m: m.group(1) or "'", text)
 
 
 def cut(text: str) -> str:

@@ -138,6 +138,7 @@ class Capturer:
         excludes = [re.compile(p) for p in self.settings.exclude]
         fresh: list[tuple[int, Turn]] = []
         hashes: list[str] = []
+        last: dt.datetime | None = None  # the time of the turn before: an untimed tool result came right after it
         for i, t in enumerate(turns):
             speaker = t.role in SPEAKERS
             if speaker:
@@ -157,6 +158,10 @@ class Capturer:
             except (OverflowError, ValueError, OSError):  # a time no calendar holds: the turn cannot be filed
                 report.unreadable_lines += 1
                 continue
+            # Aider writes no time on its tool lines: they belong to the batch of the turn they follow, where the
+            # drafter reads them (the agent restating them; "Applied edit to X"), not to today's
+            when = when if when is not None or t.role != "tool" else last
+            last = when or last
             if speaker and any(p.search(t.content) for p in excludes):
                 report.turns_excluded += 1
                 continue

@@ -85,6 +85,7 @@ _NUMBERED = re.compile(r"^\s*\d{1,6} {1,12}\S")  # a source line as a traceback 
 _SYMBOLS = re.compile(r"[{}\[\]();=<>$|\\&^%#@*~`]")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w_])__(?=\S)|(?<=\S)__(?![\w_])")  # Markdown's bold markers
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_ASIDE = re.compile(r"(?<!\S)\([^\W\d_][\w ,.'’-]{0,80}\)(?!\S)")  # words in brackets after a space: "(optional)"
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?:(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])"
@@ -130,7 +131,8 @@ def machine_kind(line: str) -> str | None:
         for kind, pattern in _MACHINE:
             if kind in ("shell", "stack", "listing", "diff") and pattern.match(body):
                 return kind
-    symbols = len(_SYMBOLS.findall(_EMPHASIS.sub("", s)))  # "**Total: 57 min**" is prose with emphasis, not code
+    # "**Total: 57 min**" is prose with emphasis, and "Next improvements (optional)" with an aside: not code
+    symbols = len(_SYMBOLS.findall(_ASIDE.sub(" ", _EMPHASIS.sub("", s))))
     words = len(_WORD.findall(s)) + len(_CJK.findall(s)) // 2  # a CJK run has no spaces: two characters a word
     if len(s) >= 12 and symbols * 3 > words + 2 and "`" not in s:
         return "code"  # more punctuation than words: code or output, not prose
