@@ -489,3 +489,21 @@ def test_a_long_exchange_of_applied_edits_stays_linear() -> None:
     small = min(seconds(1) for _ in range(3))
     large = min(seconds(4) for _ in range(3))
     assert large < 8 * max(small, 0.01), (small, large)
+
+
+def test_the_persons_line_that_introduces_a_list_is_written_with_the_list_and_never_alone() -> None:
+    texts = _texts(
+        [
+            _t(
+                "user",
+                "These public IDs should have the following requirements:\n\n"
+                "1. Make them 16 bytes of entropy.\n"
+                "2. Skip ambiguous characters like o and 0.\n",
+            ),
+            _t("assistant", "Understood.", 1),
+            _t("user", "Alter the user resource to:\n\n```elixir\nattribute :version, :integer\n```\n", 2),
+        ]
+    )
+    joined = [t for t in texts if "requirements" in t]
+    assert len(joined) == 1 and "16 bytes of entropy" in joined[0] and "ambiguous characters" in joined[0], texts
+    assert not any(t.rstrip().endswith(":") for t in texts), texts  # no heading whose content was left out

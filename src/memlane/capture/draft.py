@@ -43,7 +43,7 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .outcomes import OutsideText, agent_outcomes, applied_edits
+from .outcomes import OutsideText, agent_outcomes, applied_edits, with_list
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -390,7 +390,16 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    for k, u in enumerate(units):
+    n = 0
+    while n < len(units):
+        k, u = n, units[n]
+        n += 1
+        if u.endswith((":", "：")) and not prose.items[k]:
+            # "These IDs should have the following requirements:" says what only its list says: one bullet with
+            # the list's first items, or none when no list follows (code or output the source filter left out)
+            u, n = with_list(u, units, prose.items, n)
+            if n == k + 1:
+                continue
         c = _person_unit(u, i, speaker, day)
         if (
             c is not None

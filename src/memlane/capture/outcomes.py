@@ -238,8 +238,9 @@ def _reported(u: str) -> bool:
     return bool(said) and (specific(u) or names_someone(u))
 
 
-def _with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
-    """A line that ends in ":" with the list after it (its first three items), and where reading goes on."""
+def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
+    """A line that ends in ":" with the list after it (its first three items), and where reading goes on: the
+    agent's "Changes made:" and its work, the person's "The IDs should have these requirements:" and theirs."""
     if not (u.endswith(":") and k < len(units) and items[k]):
         return u, k
     listed: list[str] = []
@@ -267,7 +268,7 @@ def agent_outcomes(
         edited = next((f for f in applied if not item and f in u and _PLANNED.search(u)), None)
         if edited is not None:  # "I will update `CONVENTIONS.md` ...:" and the host applied it: what was done
             report = None
-            u, k = _with_list(u, units, prose.items, k)
+            u, k = with_list(u, units, prose.items, k)
             text = f"Applied edit to {edited}: {u}"
             if not outside.restates(u, i):
                 out.append(Outcome(0.6 - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0), text, "done"))
@@ -311,7 +312,7 @@ def agent_outcomes(
             re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
         ):
             continue  # a plan, not an outcome
-        u, k = _with_list(u, units, prose.items, k)
+        u, k = with_list(u, units, prose.items, k)
         if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
             continue
         found = bool(
