@@ -697,3 +697,18 @@ def test_facts_alike_in_words_but_not_in_what_is_asked_stand_for_a_question() ->
     twelve = said(5, "I've increased my kneading time from 8 to 12 minutes for a chewier pizza crust", at="10:18")
     fifteen = said(6, "I've increased my kneading time to 15 minutes", at="10:32")
     assert supersede.same_thing(twelve, fifteen, asked=how_long)
+
+
+def test_a_later_fact_that_says_the_earlier_count_again_leaves_it_standing() -> None:
+    asked = reading.question("How many guests am I planning to invite to my housewarming party?")
+    plan = said(1, "I'm planning a housewarming party and I can invite 20 guests", day="2026-06-14")
+    after = said(
+        2,
+        "We hosted the housewarming party on July 20, it was meant to be 15 guests but we ended up with 20",
+        day="2026-07-25",
+    )
+    assert not supersede.same_thing(plan, after, asked=asked)  # 20 still holds: the later says it again
+    grew = said(3, "We now have 25 guests for the housewarming party", day="2026-07-26")
+    assert supersede.same_thing(plan, grew, asked=asked)  # another count, said to have changed
+    again = said(4, "I had 20 guests and now it's 25 guests for the housewarming party", day="2026-07-27")
+    assert supersede.same_thing(plan, again, asked=asked)  # the earlier count named, and the later says it changed

@@ -90,6 +90,10 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     if a.periods and b.periods and not a.periods & b.periods and not later.update:
         return False  # "8 hours of practice in April", then "14 hours across June and July": two measures
     said_changed = later.update or _grown(earlier, later)
+    counts = {n for n, _ in earlier.amounts}
+    if counts and counts <= later.values - later.was and not said_changed:
+        return False  # the later says the earlier's count again ("I can invite 20 guests", then "it was supposed
+        # to be 15 guests but we ended up with 20"): the earlier still holds, whatever else the later counts
     if asked is not None and max(len(a.frame), len(b.frame)) <= MAX_FRAME:
         # Both answer the question with other counts of what it asks about ("how many cards": "8 cards", "10
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
