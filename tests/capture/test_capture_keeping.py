@@ -507,3 +507,8 @@ def test_the_persons_line_that_introduces_a_list_is_written_with_the_list_and_ne
     joined = [t for t in texts if "requirements" in t]
     assert len(joined) == 1 and "16 bytes of entropy" in joined[0] and "ambiguous characters" in joined[0], texts
     assert not any(t.rstrip().endswith(":") for t in texts), texts  # no heading whose content was left out
+
+
+def test_a_title_before_a_name_ends_no_sentence() -> None:
+    units = read_prose("I've started seeing Dr. Farah every Tuesday. Mrs. Lee agreed. We met at St. Mary's.").units
+    assert units == ["I've started seeing Dr. Farah every Tuesday.", "Mrs. Lee agreed.", "We met at St. Mary's."]

@@ -87,8 +87,11 @@ _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w_])__(?=\S)|(?<=\S)__(?![
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _ASIDE = re.compile(r"(?<!\S)\([^\W\d_][\w ,.'’-]{0,80}\)(?!\S)")  # words in brackets after a space: "(optional)"
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# A title before a name ends no sentence: "I've started seeing Dr. Farah" had been split into "I've started seeing
+# Dr." and "Farah at ...", two bullets neither of which says who
+_TITLES = r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)(?<!\bMt\.)"
 _SENTENCE_END = re.compile(
-    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?:(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)" + _TITLES + r"(?:(?<=[.!?])[\"'”)]*\s+(?=[A-Z\"'“(*`\d])"
     # Chinese and Japanese end a sentence with 。！？； and no space, and often with ?/! before the next character
     rf"|(?<=[.?!])\s+(?=[{_CJK_CHARS}])|(?<=[?!])(?=[{_CJK_CHARS}]))"
     r"|(?:(?<=[。！？；])|(?<=[。！？；][」』”’）)]))(?![」』”’）)])\s*(?=\S)"
