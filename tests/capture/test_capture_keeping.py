@@ -512,3 +512,46 @@ def test_the_persons_line_that_introduces_a_list_is_written_with_the_list_and_ne
 def test_a_title_before_a_name_ends_no_sentence() -> None:
     units = read_prose("I've started seeing Dr. Farah every Tuesday. Mrs. Lee agreed. We met at St. Mary's.").units
     assert units == ["I've started seeing Dr. Farah every Tuesday.", "Mrs. Lee agreed.", "We met at St. Mary's."]
+
+
+def test_what_a_page_says_is_no_work_done_and_a_chat_answer_no_report() -> None:
+    page = "React Compiler 1.0 released. The compiler is stable. Read the release notes on the React blog."
+    texts = _texts(
+        [
+            _t("user", "Is the React compiler stable yet?"),
+            _t("tool", page, 1),
+            _t("assistant", "React's new compiler is now stable and ships with version 1.0 of its toolchain.", 2),
+            _t("user", "What changed in Python 3.13?", 3),
+            _t(
+                "assistant",
+                "Here's what changed in Python 3.13:\n\n- Added an experimental free-threaded build\n"
+                "- Removed the `cgi` and `crypt` modules\n",
+                4,
+            ),
+        ]
+    )
+    assert not any("compiler" in t or "Python 3.13" in t or "free-threaded" in t for t in texts), texts
+
+
+def test_review_six_outcomes_and_rules() -> None:
+    texts = _texts(
+        [
+            _t("user", "Let's always run the full test suite before pushing to main."),
+            _t("user", "Cron job please", 1),
+            _t("tool", "crontab updated", 2),
+            _t("assistant", "Fixed the cron entry in `backup.sh`, so it'll run nightly at 02:00.", 3),
+            _t("user", "and the retry loop?", 4),
+            _t("tool", "patched", 5),
+            _t("assistant", "Added the retry loop to `fetch()` in the client module.", 6),
+            _t("user", "no, take it out", 7),
+            _t("tool", "patched", 8),
+            _t("assistant", "Removed the retry loop from `fetch()` in the client module.", 9),
+            _t("assistant", "Cause and effect is hard to untangle in observational studies of `coffee` intake.", 10),
+        ]
+    )
+    drafts = _drafts([_t("user", "Let's always run the full test suite before pushing to main.")])
+    assert drafts and drafts[0].role == "remember", drafts  # "let's always" is a rule, not "it's always"
+    assert any("so it'll run nightly" in t for t in texts), texts  # a consequence of the fix, not a plan
+    assert any(t.startswith("Added the retry loop") for t in texts), texts
+    assert any(t.startswith("Removed the retry loop") for t in texts), texts  # the opposite act: no restatement
+    assert not any("observational" in t for t in texts), texts  # a bare "Cause" opens no finding

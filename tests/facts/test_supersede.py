@@ -712,3 +712,10 @@ def test_a_later_fact_that_says_the_earlier_count_again_leaves_it_standing() -> 
     assert supersede.same_thing(plan, grew, asked=asked)  # another count, said to have changed
     again = said(4, "I had 20 guests and now it's 25 guests for the housewarming party", day="2026-07-27")
     assert supersede.same_thing(plan, again, asked=asked)  # the earlier count named, and the later says it changed
+
+
+def test_what_someone_went_or_had_to_do_is_no_aim() -> None:
+    went = said(1, "I went to see 3 concerts this year", day="2026-05-01")
+    now = said(2, "I have now been to 5 concerts this year", day="2026-06-01")
+    assert supersede.same_thing(went, now)  # a count of what was done, grown: not an aim of 3
+    assert not any(u.startswith("goal:") for _, u in reading.amounts_of("I had to pay $450 for the repair"))

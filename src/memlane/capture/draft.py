@@ -101,7 +101,8 @@ _IRREGULAR = frozenset(
 _INSTRUCTION = re.compile(
     r"\b(?:(?<!\bi )(?<!\bwe )(?<!\bt )(?<!\bnot )remember(?: that)?|remind me|don'?t forget|from now on|going forward|"
     r"keep in mind|(?<!\bto )(?<!\bme )(?<!\bus )(?<!\bi )(?<!\bwe )(?<!'ll )(?<!\bwill )(?<!\bgonna )make sure|"
-    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!'ve )(?<!\bhave )(?<!'s )(?<!\bhas )"
+    r"(?<!\bi )(?<!\bwe )(?<!\bit )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!'ve )(?<!\bhave )(?<!\bhas )"
+    r"(?<!\bit's )(?<!\bthat's )(?<!\bhe's )(?<!\bshe's )"
     r"(?:always|never)|"
     r"do not ever)\b",
     re.I,
@@ -357,10 +358,19 @@ def _applied(turns: Sequence[Turn]) -> list[tuple[str, ...]]:
     return out
 
 
+_ACTS = re.compile(
+    r"\b(?:add|remov|delet|creat|drop|enabl|disabl|increas|decreas|rais|lower|install|uninstall|revert|restor|"
+    r"turn(?:ed)? on|turn(?:ed)? off|switch(?:ed)? on|switch(?:ed)? off)\w*",
+    re.I,
+)
+
+
 def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """A bullet's content words (a plural's "s" aside) and the values it names (numbers, backtick spans)."""
     words = {w.removesuffix("s") for w in re.findall(r"[^\W\d_]{3,}", text.casefold()) if w not in STOPWORDS}
     values = set(re.findall(r"`[^`\n]{1,300}`|\d+(?:[.,:]\d+)*", text))
+    # what was done is a value too: "Added the retry loop", then "Removed the retry loop" is a change, not a restatement
+    values |= {m.group(0).casefold()[:5] for m in _ACTS.finditer(text)}
     return frozenset(words), frozenset(values)
 
 

@@ -61,7 +61,7 @@ _OUTCOME = re.compile(
     rf"saved|applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
     rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
     rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
-    rf"|(?:the )?(?:root )?cause\b|the fix(?: was)?:"
+    rf"|(?:the )?root cause\b|cause:|the fix(?: was)?:"
     rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
     re.I,
 )
@@ -89,7 +89,13 @@ _FINDING = re.compile(
 )
 _PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", re.I)
 _WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
-_CODEISH = re.compile(r"`[^`\n]{1,300}`|(?<!\S)[^\s/]{0,100}[/=_~][^\s]{0,200}")  # a code span, path, setting
+# A thing of the person's setup: a code span, a path (from /, ~/ or ./), a file with a code or config extension, a
+# setting (KEY=value) or a snake_case name; never a URL, nor "and/or", "50/50", "w/"
+_CODEISH = re.compile(
+    r"`[^`\n]{1,300}`|(?<![\w/.])(?:~|\.{1,2})?/[\w.-]+/[\w./-]*"
+    r"|(?<![\w/-])[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|tsx|jsx|json|toml|ya?ml|ini|cfg|conf|md|sh|rb|go|rs|exs?|heex|lua|css|html|"
+    r"sql|env|lock|txt|xml|java|kt|swift|c|h|cpp|nix|service)\b|\b[A-Z][A-Z0-9_]{2,40}=\S{1,80}|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
+)
 _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
 NARRATION = re.compile(
     r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
@@ -103,7 +109,7 @@ _SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|f
 _REPORT_INTRO = re.compile(
     r"^\W{0,3}(?:(?:done|all set|finished|fixed)\W{1,3})?(?:here'?s|here is|this is|below is)? ?(?:what|everything)"
     r" (?:(?:i|we)(?:'ve| have)? |got |was |has been |is )?(?:changed|did|done|added|fixed|updated|applied|built|"
-    r"created|installed|implemented|set up|new)\b[^:]{0,60}:$"
+    r"created|installed|implemented|set up)\b[^:]{0,60}:$"
     r"|^\W{0,3}(?:(?:done|all set|finished|fixed)\W{1,3})?(?:changes(?: made)?|(?:all|both|the) (?:\w+ )?"
     r"(?:issues|bugs|problems|changes|fixes) (?:are|were|have been) (?:fixed|applied|done|in|live))\W{0,3}:$",
     re.I,
@@ -197,8 +203,9 @@ _PLAN_HEAD = re.compile(
 
 def _intro(u: str, worked: bool) -> bool:
     """Opens a list of what was done ("Here's what changed:"), or of what the person now finds after the agent's
-    work ("You should now see:")."""
-    return bool(_REPORT_INTRO.match(u) or (worked and _YOU_SEE.match(u)))
+    work ("You should now see:"); only after the agent worked: with no tool run, "Here's what changed in Python
+    3.13:" is a chat answer about the world."""
+    return bool(worked and (_REPORT_INTRO.match(u) or _YOU_SEE.match(u)))
 
 
 def _section(u: str, current: bool | None, worked: bool = False) -> bool | None:
@@ -241,7 +248,7 @@ def _reported(u: str) -> bool:
 def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
     """A line that ends in ":" with the list after it (its first three items), and where reading goes on: the
     agent's "Changes made:" and its work, the person's "The IDs should have these requirements:" and theirs."""
-    if not (u.endswith(":") and k < len(units) and items[k]):
+    if not (u.endswith((":", "：")) and k < len(units) and items[k]):
         return u, k
     listed: list[str] = []
     while k < len(units) and items[k] and len(listed) < 3:
@@ -305,10 +312,11 @@ def agent_outcomes(
         # a thing of the person's setup, or the state its work left ("Each month now has a border")
         said = not lead and not cause and worked and not _HEDGE.search(u)
         cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
-        state = bool(said and (_NOW.search(u) or _STATE.search(u)))
+        # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
         if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
             continue
-        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b\w+'ll\b", u, re.I) or (
+        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", u, re.I) or (
             re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
         ):
             continue  # a plan, not an outcome

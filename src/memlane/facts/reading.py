@@ -61,7 +61,11 @@ _GOAL = re.compile(
 # What someone sets out to do with a number: "to gather 15 articles", "decided to dedicate 2 hours", "to save
 # $500". An aim, like a goal; not a name with its number ("upgrade to version 2") nor a bound ("to around 7"),
 # nor what was done ("managed to spot 27 species", "was able to run 5 miles").
-_TO_DO = re.compile(r"(?<!\bmanaged )(?<!\bable )(?<!\bgot )(?<!\bused )(?<!\bstarted )\bto\s+([a-z]{3,20})\s+[$€£]?$")
+_TO_DO = re.compile(
+    r"(?<!\bmanaged )(?<!\bable )(?<!\bgot )(?<!\bused )(?<!\bstarted )(?<!\bwent )(?<!\bhad )(?<!\bhas )"
+    r"(?<!\bhave )(?<!\bneeded )\bto\s+([a-z]{3,20})\s+[$€£]?$",
+    re.I,
+)
 _NOT_DOING = frozenset(
     "around roughly nearly almost approximately exactly least most max maximum min minimum version level page step "  # noqa: SIM905
     "chapter room grade size number zone plan tier stage phase round season episode".split()
