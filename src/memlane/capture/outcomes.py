@@ -147,7 +147,7 @@ def _names_file(u: str, name: str) -> bool:
     at = u.find(name)
     while at >= 0:
         before, after = u[at - 1 : at], u[at + len(name) : at + len(name) + 1]
-        if not (before and (before.isalnum() or before in "_./-")) and not (
+        if not (before and (before.isalnum() or before in "_.-")) and not (
             after and (after.isalnum() or after in "_-")
         ):
             return True
