@@ -555,3 +555,21 @@ def test_review_six_outcomes_and_rules() -> None:
     assert any(t.startswith("Added the retry loop") for t in texts), texts
     assert any(t.startswith("Removed the retry loop") for t in texts), texts  # the opposite act: no restatement
     assert not any("observational" in t for t in texts), texts  # a bare "Cause" opens no finding
+
+
+def test_advice_and_a_hypothetical_are_no_agreement_and_a_plan_names_its_file_whole() -> None:
+    texts = _texts(
+        [
+            _t("user", "disk keeps filling up", 0),
+            _t("assistant", "Deal with `ENOSPC` by pruning old images with `docker system prune -af` every night.", 1),
+            _t("user", "and the database?", 2),
+            _t("assistant", "If we decided to use Postgres 16, the `pg_hba.conf` file needs a new line.", 3),
+            _t("user", "ok, ruff it is", 4),
+            _t("assistant", "So we settled on `ruff` for linting and formatting.", 5),
+        ]
+    )
+    assert not any("ENOSPC" in t or "pg_hba" in t for t in texts), texts
+    assert any("settled on `ruff`" in t for t in texts), texts
+    plan = "I will update `data.py` to read the cache first:\n\n1. Load `cache.json` before the fetch\n"
+    other = [_t("user", "speed it up", 0), _t("assistant", plan, 1), _t("tool", "Applied edit to a.py", 2)]
+    assert not any(d.speaker == "assistant" for d in _drafts(other))  # a.py was edited, not data.py

@@ -719,3 +719,10 @@ def test_what_someone_went_or_had_to_do_is_no_aim() -> None:
     now = said(2, "I have now been to 5 concerts this year", day="2026-06-01")
     assert supersede.same_thing(went, now)  # a count of what was done, grown: not an aim of 3
     assert not any(u.startswith("goal:") for _, u in reading.amounts_of("I had to pay $450 for the repair"))
+
+
+def test_month_spans_end_on_a_month_and_wrap_the_year() -> None:
+    assert said(1, "I practised 8 hours in April and Mark joined me").periods == {"apr"}
+    assert said(2, "I practised 6 hours in November through February").periods == {"nov", "dec", "jan", "feb"}
+    assert reading.amounts_of("we took 3 family trips") >= {("3", "family")}  # a noun in -ly is counted
+    assert reading.amounts_of("I practise 10 hours weekly for me") == {("10", "hour")}  # an adverb is not

@@ -121,8 +121,8 @@ _YOU_SEE = re.compile(
 _STATE = re.compile(r"\b(?:is|are) (?:now )?(?:live|up and running|deployed|published|running) (?:at|on|in)\b", re.I)
 # The agent recaps what the two agreed: "Agreed — Postgres 16 for production", "So we settled on `ruff`"
 _AGREED = re.compile(
-    r"^\W{0,3}(?:agreed|deal|settled)\b\W{1,3}\w|\bwe(?:'ve| have)? (?:settled on|agreed on|agreed to|decided on|"
-    r"decided to|went with)\b",
+    r"^\W{0,3}(?:agreed|settled)\b\W{1,3}\w|^\W{0,3}(?:so\W{1,2})?we(?:'ve| have)? (?:settled on|agreed on|agreed to|"
+    r"decided on|decided to|went with)\b",
     re.I,
 )
 # What the person is to do next, said after a bare "Done.": "Reload WezTerm to see it.", "Restart the shell."
@@ -140,6 +140,19 @@ _NEXT_STEP = re.compile(
 # A host's own line that the agent's edit of a file was applied (Aider writes "Applied edit to CONVENTIONS.md" after
 # the agent's "I will update `CONVENTIONS.md`: ..." and its edit blocks): the plan it answers is work done.
 _APPLIED = re.compile(r"^Applied edit to (\S[^\n]{0,200}?)\s*$", re.M)
+
+
+def _names_file(u: str, name: str) -> bool:
+    """Whether ``u`` names the file ``name`` whole ("`data.py`" and "`src/data.py`" name data.py, not a.py)."""
+    at = u.find(name)
+    while at >= 0:
+        before, after = u[at - 1 : at], u[at + len(name) : at + len(name) + 1]
+        if not (before and (before.isalnum() or before in "_.-")) and not (
+            after and (after.isalnum() or after in "_-")
+        ):
+            return True
+        at = u.find(name, at + 1)
+    return False
 
 
 def applied_edits(tool_text: str) -> list[str]:
@@ -272,7 +285,7 @@ def agent_outcomes(
         u = units[k]
         item = prose.items[k]
         k += 1
-        edited = next((f for f in applied if not item and f in u and _PLANNED.search(u)), None)
+        edited = next((f for f in applied if not item and _names_file(u, f) and _PLANNED.search(u)), None)
         if edited is not None:  # "I will update `CONVENTIONS.md` ...:" and the host applied it: what was done
             report = None
             u, k = with_list(u, units, prose.items, k)
@@ -305,7 +318,7 @@ def agent_outcomes(
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
         lead = lead or weaker
-        agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u))
+        agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u)) and not _HEDGE.search(u)
         yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
         cause = bool(yours and (_CAUSE.search(u) or _FINDING.search(u)))
         # after the agent worked: a cause it found ("failed because `cron` needs approval"), in the past and naming

@@ -45,7 +45,7 @@ _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a
 _TOKEN = re.compile(r"[^\W_]+(?:[.,:]\d+)*")
 _LEADING = re.compile(r"(\d++(?:[.,:]\d++)*+)([^\W\d_]{0,5})")  # a whole token: fullmatch
 _AFTER = re.compile(
-    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different|[^\W\d_]{2,20}ly)\s){0,2}(%|[^\W\d_]{1,20})",
+    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different|(?![Jj]uly\s|[Ff]amily\s|[Ii]taly\s)[^\W\d_]{2,20}ly)\s){0,2}(%|[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
 # Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
@@ -255,11 +255,13 @@ def _spans(content: str) -> tuple[frozenset[str], tuple[int, int], frozenset[str
     # capture's stamp "(User, 09:00)" and its dates "(2026-05-04)" name no month by name, "by" or span of time
     periods: set[str] = set()
     for m in _IN_MONTHS.finditer(content):
-        first, last = m.group("first").lower()[:3], (m.group("last") or m.group("first")).lower()[:3]
-        if first in _MONTH_NUMBER and last in _MONTH_NUMBER and m.group("first").lower() in MONTHS:
-            periods.update(
-                name for name, n in _MONTH_NUMBER.items() if _MONTH_NUMBER[first] <= n <= _MONTH_NUMBER[last]
-            )
+        if m.group("first").lower() not in MONTHS:
+            continue
+        # "in April and Mark joined me": Mark is no month, the span is April alone
+        end = m.group("last") if m.group("last") and m.group("last").lower() in MONTHS else m.group("first")
+        lo, hi = _MONTH_NUMBER[m.group("first").lower()[:3]], _MONTH_NUMBER[end.lower()[:3]]
+        # "from November through February" wraps the year's end
+        periods.update(name for name, n in _MONTH_NUMBER.items() if (lo <= n <= hi if lo <= hi else n >= lo or n <= hi))
     as_of = max(
         (
             (_MONTH_NUMBER[b.group("month").lower()[:3]], int(b.group("day")))
@@ -307,7 +309,7 @@ def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str, st
         ]
         # what the new number counts is the last word it counts ("12 conditional probability problems": problems),
         # so "10 practice sessions" is no earlier count of it, though "practice sessions" were said to change
-        kept = [w.lower() for w in counts if w.isalpha() and w.lower() not in MONTHS and not w.lower().endswith("ly")]
+        kept = [w.lower() for w in counts if w.isalpha() and w.lower() not in MONTHS and not _adverb(w.lower())]
         head = _stem(kept[-1]) if kept and value.startswith("number:") else ""
         changed.update((w, value, head) for w in words)
     return frozenset(dates), frozenset(changed)
@@ -433,6 +435,15 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
 
 
 _NEXT_WORD = re.compile(r" ([^\W\d_]{2,20})\b")
+# Words in -ly that are no adverb: a number's phrase reads them as what it counts ("4 July tickets", "3 family trips")
+_LY_NOUNS = frozenset("july family italy supply assembly butterfly dragonfly rally ally belly jelly lily reply".split())  # noqa: SIM905
+
+
+def _adverb(low: str) -> bool:
+    """A word in -ly that says how (often): "weekly", "monthly", "roughly"; not "July" or "family"."""
+    return low.endswith("ly") and low not in _LY_NOUNS and low not in STOPWORDS
+
+
 _PHRASE_END = frozenset("across per since until total along toward towards versus via".split())  # noqa: SIM905
 
 
@@ -442,7 +453,7 @@ def _phrase(text: str, after: re.Match[str]) -> list[str]:
     no count of "10 practice sessions"; "$550 monthly starting ..." counts nothing (-ly words are how often)."""
     first = after.group(1)
     low = first.lower()
-    if low != "%" and (low in STOPWORDS or low in _SELF or low.endswith(("ly", "ing"))):
+    if low != "%" and (low in STOPWORDS or low in _SELF or _adverb(low) or low.endswith("ing")):
         return []
     words, end = [first], after.end()
     while len(words) < 3 and first != "%":
@@ -451,7 +462,7 @@ def _phrase(text: str, after: re.Match[str]) -> list[str]:
             break
         low = nxt.group(1).lower()
         end = nxt.end()
-        if low.endswith("ly") and low not in STOPWORDS:
+        if _adverb(low):
             continue  # "10 hours weekly for me": hours
         if low in _PHRASE_END or low in STOPWORDS or low in MONTHS or low in _SELF or low.endswith("ing"):
             break
