@@ -726,3 +726,12 @@ def test_month_spans_end_on_a_month_and_wrap_the_year() -> None:
     assert said(2, "I practised 6 hours in November through February").periods == {"nov", "dec", "jan", "feb"}
     assert reading.amounts_of("we took 3 family trips") >= {("3", "family")}  # a noun in -ly is counted
     assert reading.amounts_of("I practise 10 hours weekly for me") == {("10", "hour")}  # an adverb is not
+
+
+def test_an_adjective_in_ing_before_what_is_counted_is_part_of_it() -> None:
+    assert reading.amounts_of("I uploaded 25 supporting documents to the portal") == {("25", "docume")}
+    assert reading.amounts_of("I have 10 remaining tasks") == {("10", "task")}
+    assert not any(n == "550" and u == "starting" for n, u in reading.amounts_of("$550 starting September 15"))
+    early = said(1, "I've uploaded 25 supporting documents to the portal", at="09:00")
+    later = said(2, "I've now uploaded 30 supporting documents to the portal", at="10:00")
+    assert supersede.same_thing(early, later)

@@ -447,15 +447,31 @@ def _adverb(low: str) -> bool:
 _PHRASE_END = frozenset("across per since until total along toward towards versus via".split())  # noqa: SIM905
 
 
+def _counted_word(low: str) -> bool:
+    """A word a number may count: no stopword, month, pronoun of the speaker's, adverb or word in -ing."""
+    return low.isalpha() and not (
+        low in STOPWORDS or low in MONTHS or low in _SELF or _adverb(low) or low.endswith("ing")
+    )
+
+
 def _phrase(text: str, after: re.Match[str]) -> list[str]:
     """The words a number counts, read from its first (``after``, see ``_AFTER``) up to three, to the first
     stopword, month, punctuation or word in -ing: "12 conditional probability problems" counts all three, so it is
     no count of "10 practice sessions"; "$550 monthly starting ..." counts nothing (-ly words are how often)."""
     first = after.group(1)
     low = first.lower()
+    end = after.end()
+    if low.endswith("ing") and low not in STOPWORDS:
+        # "25 supporting documents", "10 remaining tasks": an adjective in -ing before what is counted; "$550
+        # starting September", "8 people including family": a verb after the count, which counts nothing
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt is None or not _counted_word(nxt.group(1).lower()):
+            return []
+        first, end = nxt.group(1), nxt.end()
+        low = first.lower()
     if low != "%" and (low in STOPWORDS or low in _SELF or _adverb(low) or low.endswith("ing")):
         return []
-    words, end = [first], after.end()
+    words = [first]
     while len(words) < 3 and first != "%":
         nxt = _NEXT_WORD.match(text, end)
         if nxt is None:
