@@ -409,20 +409,19 @@ def test_drafting_stays_linear_on_hostile_input(hostile: Any) -> None:
 # --- the LLM path (43.5): the same source filter and trust boundary before anything is sent ----------
 
 
+def _llm_config(url: str) -> dict[str, Any]:
+    """Capture through the LLM path, against the local stand-in server at ``url``."""
+    llm = {"baseUrl": f"{url}/v1", "apiKey": "sk-llm-x", "model": "m-1"}
+    return {"agents": {"defaults": {"capture": {"llm": True}, "llm": llm}}}
+
+
 def test_the_llm_path_sends_only_prose(tmp_path: Path) -> None:
     from vendor_server import VendorServer
 
     server = VendorServer().start()
     try:
         server.state.chat_replies.append("- W @User: User runs Arch with Hyprland.\n")
-        config = {
-            "agents": {
-                "defaults": {
-                    "capture": {"llm": True},
-                    "llm": {"baseUrl": f"{server.url}/v1", "apiKey": "sk-llm-x", "model": "m-1"},
-                }
-            }
-        }
+        config = _llm_config(server.url)
         ws = tmp_path / "ws"
         ws.mkdir()
         turns = [
@@ -461,14 +460,7 @@ def test_the_llm_path_never_sends_the_agents_narration(tmp_path: Path) -> None:
     server = VendorServer().start()
     try:
         server.state.chat_replies.append("- W @User: The cache TTL is 90 seconds.\n")
-        config = {
-            "agents": {
-                "defaults": {
-                    "capture": {"llm": True},
-                    "llm": {"baseUrl": f"{server.url}/v1", "apiKey": "sk-llm-x", "model": "m-1"},
-                }
-            }
-        }
+        config = _llm_config(server.url)
         ws = tmp_path / "ws"
         ws.mkdir()
         with memlane.open(ws, provider=FakeEmbedder(), config=config) as mem:

@@ -101,9 +101,9 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         wanted = asked.frame | asked.values
         apart = frozenset(u.removeprefix("goal:").removeprefix("$:") for u in _counted_apart(a, b))
         counted = apart & wanted
-        common = (a.frame | a.values) & (b.frame | b.values) & wanted - reading.UPDATE_WORDS - reading.MONTHS
-        # what is counted is no anchor, though one counted by several words ("$60 book budget") is one of them,
-        # and the others say which it is ("budget" of "book budget")
+        common = _asked_in_both(a, b, asked)
+        # what is counted is no anchor; a thing counted by several of the question's words ("$60 book budget")
+        # lends all but one of them as anchors (only how many matters, not which)
         anchor = (common - apart) | set(sorted(counted)[1:])
         # one more word of the question when the later says it changed ("now I have 10 cards", "5 sketches by
         # March 15" after "3 by March 14"), two when not; a measure the question need not name ("250ms" for "what
