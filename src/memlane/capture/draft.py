@@ -166,6 +166,13 @@ _TAG = re.compile(r",\s*(?:you know|ya know)\s*\?$", re.I)
 _REPORTED = re.compile(r"\b(?:ask(?:s|ed)?|sa(?:ys|id)|told|tells?|wrote|writes?|texted|emailed)(?: \w+)?$", re.I)
 # A short sentence that points back at the one before it: "the contents", "it", "them", "those"
 _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
+# "ones" (or "a new one") among a sentence's first words stands for a thing the sentence before named: "Have you
+# tried any good ramen places? I've tried four different ones so far" says what was tried only with its question
+_ONES = re.compile(
+    r"^(?:\S+\s+){0,8}?(?:(?<!loved )(?<!little )ones\b|"
+    r"(?:old|new|other|different|current|previous|latest|first|last) one\b(?!\s+of\b))",
+    re.I,
+)
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
@@ -400,7 +407,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    n = 0
+    n = last = 0
     while n < len(units):
         k, u = n, units[n]
         n += 1
@@ -411,19 +418,18 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             if n == k + 1:
                 continue
         c = _person_unit(u, i, speaker, day)
-        if (
-            c is not None
-            and c.role
-            and k
-            and size(u) <= SHORT_UNIT
-            and _REFERS.search(u)
-            and units[k - 1][-1:] != "?"
-            and len(units[k - 1]) <= 200
-        ):
-            # "Reorder the lists. Do not change the contents.": what "the contents" are is the sentence before
+        if c is None:
+            continue
+        leans = bool(
+            c.role and k and size(u) <= SHORT_UNIT and _REFERS.search(u) and units[k - 1][-1:] != "?"
+        )  # "Reorder the lists. Do not change the contents.": what "the contents" are is the sentence before
+        if (leans or (k and _ONES.match(u))) and len(units[k - 1]) <= 200:
             c.text = self_contained(f"{units[k - 1]} {u}", speaker, day)
-        if c is not None:
-            out.append(c)
+            if out and last == k - 1:  # the sentence before is in this one now: one bullet, not two
+                before = out.pop()
+                c.score, c.role = max(c.score, before.score), c.role or before.role
+        out.append(c)
+        last = k
     if len(out) > PERSON_PER_TURN:
         best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:PERSON_PER_TURN]
         out = [out[k] for k in sorted(best)]
