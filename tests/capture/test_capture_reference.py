@@ -26,7 +26,9 @@ def test_ones_is_written_with_the_sentence_that_names_what_they_are() -> None:
 
 
 def test_the_sentence_before_is_not_written_twice() -> None:
-    texts = _texts("My running shoes fell apart after the marathon. I had to replace my old ones with a pair of Brooks.")
+    texts = _texts(
+        "My running shoes fell apart after the marathon. I had to replace my old ones with a pair of Brooks."
+    )
     assert sum("running shoes fell apart" in t for t in texts) == 1, texts
     assert any("running shoes" in t and "old ones" in t for t in texts), texts
 

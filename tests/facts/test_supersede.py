@@ -204,6 +204,33 @@ def test_search_shows_a_passage_of_superseded_facts_after_the_current_one(tmp_pa
         assert past[0].path == "memory/2026-03-03.md"  # the words rank it first, and the past leaves it there
 
 
+def test_search_cuts_the_superseded_lines_of_a_passage_and_shows_them_after_the_current_ones(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(
+        ws,
+        "2026-03-09",
+        [
+            "W @User: I signed up for the spring half marathon (User, 08:00)",
+            "W @User: my best 10K time so far is 52 minutes (User, 08:10)",
+            "W @User: I like trail running in the hills (User, 08:20)",
+            "W @User: my best 10K time is now 49 minutes (User, 19:45)",
+        ],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        now = dt.datetime(2026, 3, 15, 12, 0)
+        present = mem.search("what is my best 10K time?", now=now, min_score=0).results
+        spans = [(r.start_line, r.end_line) for r in present]
+        old = next(i for i, r in enumerate(present) if "52 minutes" in r.snippet)
+        new = next(i for i, r in enumerate(present) if "49 minutes" in r.snippet)
+        assert new == 0 and old > new and "49 minutes" not in present[old].snippet, spans
+        assert old == new + 1  # cut in two, the part with the later value first and the earlier right after it
+        # each line once, none lost: the two parts cover the passage the search found
+        lines = sorted(n for r in present for n in range(r.start_line, r.end_line + 1))
+        assert len(lines) == len(set(lines)) and set(lines) >= {4, 5, 6, 7}
+        past = mem.search("what was my best 10K time at first?", now=now, min_score=0).results
+        assert len(past) == 1 and "52 minutes" in past[0].snippet and "49 minutes" in past[0].snippet
+
+
 def test_timeline_shows_which_fact_was_superseded_by_which(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     _log(ws, "2026-03-03", ["W @Dana: Dana's team has 4 engineers (User, 08:10)"])
@@ -319,8 +346,25 @@ def test_search_brings_the_passage_with_the_current_value_before_the_one_it_supe
     passages = [[old, trail], [other], [new]]
     assert supersede.passage_order(passages, "what is my best 10K time?") == [2, 0, 1]
     assert supersede.passage_order(passages, "what was my best 10K time at first?") == [0, 1, 2]
+    # for the past, the earlier value comes before what superseded it; nothing is moved to the end
+    assert supersede.passage_order([[new], [other], [old]], "what was my best 10K time at first?") == [2, 0, 1]
+    assert supersede.passage_order([[new], [other], [old, trail]], "what is my best 10K time?") == [0, 1, 2]
     # a passage whose facts were all superseded comes after the rest, what superseded it where it stood
     assert supersede.passage_order([[old], [other], [new]], "what is my best 10K time?") == [2, 1, 0]
+
+
+def test_a_passage_is_cut_between_a_fact_and_what_superseded_it_the_later_part_first() -> None:
+    old = _stored(5, "my best 10K time so far is 52 minutes", "2026-03-03", "08:10")
+    new = _stored(8, "my best 10K time is now 49 minutes", "2026-03-03", "19:45")
+    other = _stored(6, "I like trail running in the hills", "2026-03-03", "09:00")
+    found = {5: supersede.Supersession(5, 8, "2026-03-03", ("2026-03-03", 0, "08:10", 0))}
+    assert supersede.split(3, 10, [old, other, new], found) == [(6, 10), (3, 5)]
+    assert supersede.split(3, 10, [new, other, old], {8: supersede.Supersession(8, 5, "", ("", 0, "", 0))}) == [
+        (3, 5),
+        (6, 10),
+    ]  # the later value above the earlier one (a log not in time order): cut below it
+    assert supersede.split(3, 10, [old, other], found) == [(3, 10)]  # what superseded it is elsewhere: whole
+    assert supersede.split(3, 10, [other, new], {}) == [(3, 10)]
 
 
 def test_a_word_that_only_begins_alike_or_a_date_does_not_anchor_two_counts_to_the_question() -> None:

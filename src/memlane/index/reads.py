@@ -62,7 +62,7 @@ class Reads:
             if q.rerank.enabled and self._reranker is None:
                 self._reranker = make_reranker(q.rerank, keeper.workspace)
             results, mode = rank(keeper.store, query, query_vec, vectors, q, n, threshold, now, self._reranker, notes)
-            results = current_first(results, keeper.store.facts, query)
+            results = current_first(results, keeper.store.facts, query, keeper.store.lines_of, n)
             shared = self.shared()
             if shared is not None:
                 results, more = shared.merge(results, query, query_vec, provider, n, threshold, now)
