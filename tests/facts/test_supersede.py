@@ -643,6 +643,8 @@ def test_a_session_for_a_day_is_an_event_on_that_day() -> None:
         "5 monthly joint budget ",
         "by May 5 by ",
         "for June 2 ",
+        "the May 1-2 ",
+        "May 3 May ",
     ],
 )
 def test_reading_grows_linearly_with_hostile_text(unit: str) -> None:
@@ -735,3 +737,27 @@ def test_an_adjective_in_ing_before_what_is_counted_is_part_of_it() -> None:
     early = said(1, "I've uploaded 25 supporting documents to the portal", at="09:00")
     later = said(2, "I've now uploaded 30 supporting documents to the portal", at="10:00")
     assert supersede.same_thing(early, later)
+
+
+def test_a_day_of_a_month_is_a_date_and_a_stopword_after_a_number_is_no_unit() -> None:
+    event = said(1, "28 people are coming to the May 20 event")
+    assert "may 20" in event.values and "20event" not in event.values
+    assert "event" in event.frame  # the word after the day is a word of the fact, not the day's unit
+    assert ("20", "event") not in event.amounts and ("28", "people") in event.amounts
+    assert said(2, "we had 20 and then 30").values == {"20", "30"}
+    assert said(3, "the 6th of June party").values == {"jun 6", "june"}
+    assert reading.amounts_of("the May 11-12 weekend") == set()  # the range's last day counts no weekends
+    assert reading.amounts_of("a 6-7 June trip") == set()
+    asked = reading.question("How many people are coming to the launch party?")
+    before = said(4, "25 people are coming to the launch party", at="09:00")
+    after = said(5, "now 28 people are coming to the May 20 launch party", at="09:30")
+    assert supersede.same_thing(before, after, asked=asked)
+
+
+def test_a_range_of_days_or_a_date_naming_an_event_is_its_day() -> None:
+    april = said(1, "I spent $65 on snacks for our April 6-7 movie weekend", day="2026-04-08")
+    may = said(2, "I spent $70 on snacks for the May 11-12 movie weekend", day="2026-05-13")
+    assert april.days == {"apr 6", "apr 7"} and may.days == {"may 11", "may 12"}
+    assert not supersede.same_thing(april, may)
+    assert said(3, "I'm planning the May 20 event").days == {"may 20"}
+    assert said(4, "I'm working to the May 20 deadline").days == set()  # a day that is due can move

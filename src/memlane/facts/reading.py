@@ -37,6 +37,17 @@ _CHOICE = re.compile(
 _DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
+# A day of a month, or a range of days: "May 20", "May 11-12", "the 6th of June", "6-7 June". A date, not a
+# count: "the May 20 event" counts no events, its 20 is a day. "may" is a month only capitalised ("I may 2x it").
+_MONTH_NAME = (
+    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\b"
+)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(
+    rf"\b(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last>\d{{1,2}}){_ORDINAL})?(?!\d|:\d)"
+    rf"|\b(?P<day2>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last2>\d{{1,2}}){_ORDINAL})?\s+(?:of\s+)?(?P<month2>{_MONTH_NAME})"
+)
 _WORD = re.compile(r"[^\W\d_]+")
 _CURRENCY = re.compile(r"[$€£¥]")  # a sign before an amount: the word before the sign is the word before it
 _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
@@ -170,11 +181,37 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
+def month_days(text: str) -> list[tuple[int, int, int, tuple[str, ...]]]:
+    """The days of months a text names, each as where it opens, (start, end) of its numbers and the days ("may
+    11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day)."""
+    out = []
+    for m in _MONTH_DAY.finditer(text):
+        month = (m.group("month") or m.group("month2")).lower()[:3]
+        first = int(m.group("day") or m.group("day2"))
+        last = int(m.group("last") or m.group("last2") or first)
+        span = (m.start("day"), m.end()) if m.group("day") else (m.start(), m.start("month2"))
+        days = range(first, last + 1) if first <= last <= 31 else range(first, first + 1)
+        out.append((m.start(), *span, tuple(f"{month} {d}" for d in days)))
+    return out
+
+
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(frame, values) of a fact's text: see :class:`Said`."""
+    """(frame, values) of a fact's text: see :class:`Said`. A day of a month is a value ("may 20"), not a
+    number with a unit ("20event" of "the May 20 event"); a stopword after a number is no unit ("20 and")."""
     values: set[str] = set()
+    if any(c.isdigit() for c in content):
+        parts, at = [], 0
+        for _, start, end, days in month_days(content):
+            values.update(days)
+            parts += [content[at:start], " " * (end - start)]
+            at = end
+        content = "".join([*parts, content[at:]])
     for num in _NUMBER.finditer(content):
-        values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+        value = num.group()
+        unit = _WORD.search(value)
+        if unit is not None and unit.group().lower() in STOPWORDS:
+            value = value[: unit.start()]  # "20 and": the number alone
+        values.add(re.sub(r"\s+", "", value.lower()).replace(",", ""))
     chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
     verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
     for m in _CHOICE.finditer(content):
@@ -349,6 +386,7 @@ def _reading(
         month = (on.group("month") or on.group("month2")).lower()
         if month in MONTHS:
             days.add(f"{month[:3]} {int(on.group('day') or on.group('day2'))}")
+    days.update(_event_days(content))
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
@@ -366,6 +404,29 @@ def _reading(
     return minute, subjects, frame, values, update, phrases_of(content), frozenset(days), moved
 
 
+# A date used as the name of an event: "the May 20 event", "our June 6 party" (not "the May 20 deadline": a day
+# that is due is a value that changes).
+_NAMING = re.compile(r"\b(?:the|my|our|this|that|his|her|their)\s+$", re.IGNORECASE)
+_NAMED = re.compile(r"\s+([^\W\d_]+)")
+_DUE = frozenset("deadline due cutoff limit target goal".split())  # noqa: SIM905
+
+
+def _event_days(text: str) -> set[str]:
+    """The days of events a text names other than "on <day>" (``_ON_DAY``): a range of days ("April 6-7",
+    "the May 11-12 weekend": a deadline is one day) and a date naming an event ("the May 20 event")."""
+    out: set[str] = set()
+    for opens, _, end, days in month_days(text) if any(map(str.isdigit, text)) else ():
+        named = _NAMED.match(text, end)
+        if len(days) > 1 or (
+            named is not None
+            and named.group(1).lower() not in _DUE
+            and named.group(1).lower() not in STOPWORDS
+            and _NAMING.search(text, max(0, opens - 8), opens)
+        ):
+            out.update(days)
+    return out
+
+
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
     """The amounts a text states, each as (number, a word of what it counts): the words after the number up to a
     stopword ("10 cards", "78%", "5th project", "12 conditional probability problems"), else the one or two
@@ -377,7 +438,12 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
     """The amounts a text states, each as (number, the words of what it counts): see :func:`amounts_of`."""
     out: set[tuple[str, frozenset[str]]] = set()
+    dated = (
+        {i for _, start, end, _ in month_days(text) for i in range(start, end)} if any(map(str.isdigit, text)) else ()
+    )
     for m in _TOKEN.finditer(text):
+        if m.start() in dated:
+            continue  # a day of a month, or the last day of a range ("the May 11-12 weekend") counts nothing
         token = m.group()
         number = _LEADING.fullmatch(token)
         if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
