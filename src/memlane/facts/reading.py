@@ -92,9 +92,12 @@ _ON_DAY = re.compile(
 )
 # The months a measure is told of: "8 hours in April", "14 hours across June and July", "during March". Hours
 # practised in April and in June are two measures, not one updated (unless the later says it changed).
+# A month said as what a measure is of counts too: "my (increased) January book budget", "the April-June budget".
 _IN_MONTHS = re.compile(
-    r"\b(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?(?P<first>[A-Z][a-z]{2,8})\b"
-    r"(?:\s*(?:and|to|through|-|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
+    r"\b(?:(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?|"
+    r"(?:my|our|the|this|that|his|her|their)\s+(?:[a-z]{2,15}ed\s+)?(?=[A-Z][a-z]{2,8}(?:\s*[-–]\s*[A-Z][a-z]{2,8})?\s+[a-z]))"
+    r"(?P<first>[A-Z][a-z]{2,8})\b"
+    r"(?:\s*(?:and|to|through|-|–|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
 )
 # A count as of a day: "completed 3 sketches by March 14", then "5 sketches by March 15" is the same count grown.
 _BY_DAY = re.compile(r"\bby\s+(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?!\d)")
@@ -164,6 +167,10 @@ class Said:
     as_of: tuple[int, int] = (0, 0)  # the latest day a count is told as of ("by March 14": (3, 14)): see _BY_DAY
     ones: frozenset[str] = frozenset()  # the spans of time it names one of ("a full day": "day"): see _ONE
     phrases: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each amount with all the words it counts
+    qualified: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each word counted with the words that say
+    # which one it is ("budget": "grocery" of "my grocery budget", "joint", "groceries" of "joint budget for
+    # groceries"): see :func:`qualifiers`
+    stems: frozenset[str] = frozenset()  # every word of the text, as stems
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -268,7 +275,83 @@ def read(
         as_of=as_of,
         ones=ones,
         phrases=phrases,
+        qualified=qualifiers(content, frozenset(_plain(u) for _, units in phrases for u in units)),
+        stems=_stems(content),
     )
+
+
+def _plain(unit: str) -> str:
+    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
+    return unit.removeprefix("goal:").removeprefix("$:")
+
+
+@functools.lru_cache(maxsize=8192)
+def _stems(content: str) -> frozenset[str]:
+    """Every word of ``content``, as stems."""
+    return frozenset(_stem(w.lower()) for w in _WORD.findall(content))
+
+
+_PIECES = re.compile(r"[^\W\d_]+|\d[\d,.]*|[^\w\s]")  # words, numbers and marks, in order
+_COMPLEMENT = frozenset(("for", "of", "on"))  # "the budget for groceries", "2 hours on coin toss problems"
+# Words that say how much or when, not which one: "the total budget" and "the grocery budget" are one budget
+_GENERIC = frozenset(
+    "total overall whole entire average current new extra additional full final initial original actual usual "  # noqa: SIM905
+    "same other previous last next first recent latest own".split()
+)
+
+
+def _qualifier(low: str) -> bool:
+    """A word that may say which of a kind is meant ("grocery", "login", "dining"): no stopword, month, number
+    word, word of change, adverb, verb in -ed or word of how much ("total")."""
+    return (
+        low.isalpha()
+        and len(low) > 2
+        and low not in STOPWORDS
+        and low not in _SELF
+        and low not in MONTHS
+        and low not in _NUMBER_WORDS
+        and low not in UPDATE_WORDS
+        and low not in _GENERIC
+        and not low.endswith("ed")
+        and not _adverb(low)
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def qualifiers(content: str, heads: frozenset[str]) -> frozenset[tuple[str, frozenset[str]]]:
+    """Each word of ``heads`` (stems of words an amount counts) with the words that say which one it is, wherever
+    the text names it: up to two words before it ("holiday gift budget", "dining out budget") and up to three
+    after "for", "of", "on" or a verb in -ing right after it ("budget for groceries", "hours practicing dependent
+    event problems"). One pass over the text's words."""
+    if not heads:
+        return frozenset()
+    pieces = [p.lower() for p in _PIECES.findall(content)]
+    found: dict[str, set[str]] = {}
+    for i, piece in enumerate(pieces):
+        head = _stem(piece)
+        if head not in heads or not piece.isalpha():
+            continue
+        words = found.setdefault(head, set())
+        j, taken = i - 1, 0
+        while j >= 0 and taken < 2 and j >= i - 4:
+            if pieces[j] == "out" or _adverb(pieces[j]):  # "dining out budget", "my monthly budget"
+                j -= 1
+                continue
+            if not _qualifier(pieces[j]):
+                break
+            words.add(_stem(pieces[j]))
+            taken, j = taken + 1, j - 1
+        j = i + 1
+        while j < len(pieces) and j <= i + 2 and _adverb(pieces[j]):
+            j += 1  # "2 hours specifically on coin toss"
+        if j < len(pieces) and (pieces[j] in _COMPLEMENT or (pieces[j].endswith("ing") and _qualifier(pieces[j]))):
+            if pieces[j].endswith("ing"):
+                words.add(_stem(pieces[j]))
+            j, taken = j + 1, 0
+            while j < len(pieces) and taken < 3 and _qualifier(pieces[j]) and not pieces[j].endswith("ing"):
+                words.add(_stem(pieces[j]))
+                taken, j = taken + 1, j + 1
+    return frozenset((head, frozenset(words - {head})) for head, words in found.items() if words - {head})
 
 
 # What a fact says was replaced: the words after "from", "instead of", "rather than", "replacing", "no longer",
@@ -458,7 +541,9 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         to_do = _TO_DO.search(text, max(0, m.start() - 30), m.start())
         aim = to_do is not None and to_do.group(1) not in _NOT_DOING and to_do.group(1) not in STOPWORDS
-        goal = "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        goal = (
+            "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) or _named_aim(text, m.end()) else ""
+        )
         if m.start() and _CURRENCY.match(text, m.start() - 1):
             goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
@@ -501,6 +586,22 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
 
 
 _NEXT_WORD = re.compile(r" ([^\W\d_]{2,20})\b")
+_AIM_NOUNS = frozenset("sla slas slo slos target targets goal goals".split())  # noqa: SIM905
+
+
+def _named_aim(text: str, end: int) -> bool:
+    """Whether the words right after a number, up to a stopword, end in a name of an aim: "our 300ms response time
+    SLA", "a 200ms target" (what is aimed at, not what was measured)."""
+    for _ in range(5):
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt is None or nxt.group(1).lower() in STOPWORDS:
+            return False
+        if nxt.group(1).lower() in _AIM_NOUNS:
+            return True
+        end = nxt.end()
+    return False
+
+
 # Words in -ly that are no adverb: a number's phrase reads them as what it counts ("4 July tickets", "3 family trips")
 _LY_NOUNS = frozenset("july family italy supply assembly butterfly dragonfly rally ally belly jelly lily reply".split())  # noqa: SIM905
 
