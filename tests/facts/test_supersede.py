@@ -651,6 +651,8 @@ def test_a_session_for_a_day_is_an_event_on_that_day() -> None:
         "for June 2 ",
         "the May 1-2 ",
         "May 3 May ",
+        "5 budget for budget ",
+        "our dining out budget 5 ",
     ],
 )
 def test_reading_grows_linearly_with_hostile_text(unit: str) -> None:

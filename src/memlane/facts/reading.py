@@ -179,6 +179,11 @@ class Said:
         times per pair."""
         return frozenset(u for _, u in self.amounts)
 
+    @cached_property
+    def which(self) -> dict[str, frozenset[str]]:
+        """:attr:`qualified` as a mapping, read once per fact (asked for once per pair)."""
+        return dict(self.qualified)
+
 
 def _stem(word: str) -> str:
     """A word less a plural's s, cut to its first six letters: "cards" and "card" alike, "projects" and "project",
@@ -188,9 +193,11 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
-def month_days(text: str) -> list[tuple[int, int, int, tuple[str, ...]]]:
+@functools.lru_cache(maxsize=8192)
+def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
     """The days of months a text names, each as where it opens, (start, end) of its numbers and the days ("may
-    11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day)."""
+    11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day). Kept per text:
+    a fact's values, amounts and event days all ask for them."""
     out = []
     for m in _MONTH_DAY.finditer(text):
         month = (m.group("month") or m.group("month2")).lower()[:3]
@@ -199,7 +206,7 @@ def month_days(text: str) -> list[tuple[int, int, int, tuple[str, ...]]]:
         span = (m.start("day"), m.end()) if m.group("day") else (m.start(), m.start("month2"))
         days = range(first, last + 1) if first <= last <= 31 else range(first, first + 1)
         out.append((m.start(), *span, tuple(f"{month} {d}" for d in days)))
-    return out
+    return tuple(out)
 
 
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -490,7 +497,6 @@ def _reading(
 # A date used as the name of an event: "the May 20 event", "our June 6 party" (not "the May 20 deadline": a day
 # that is due is a value that changes).
 _NAMING = re.compile(r"\b(?:the|my|our|this|that|his|her|their)\s+$", re.IGNORECASE)
-_NAMED = re.compile(r"\s+([^\W\d_]+)")
 _DUE = frozenset("deadline due cutoff limit target goal".split())  # noqa: SIM905
 
 
@@ -499,7 +505,7 @@ def _event_days(text: str) -> set[str]:
     "the May 11-12 weekend": a deadline is one day) and a date naming an event ("the May 20 event")."""
     out: set[str] = set()
     for opens, _, end, days in month_days(text) if any(map(str.isdigit, text)) else ():
-        named = _NAMED.match(text, end)
+        named = _NEXT_WORD.match(text, end)
         if len(days) > 1 or (
             named is not None
             and named.group(1).lower() not in _DUE

@@ -189,7 +189,9 @@ def _qualified_apart(a: Said, b: Said) -> bool:
     """Whether ``a`` and ``b`` count one word but each says which one with a word the other does not hold at all:
     "the dining out budget" and "the joint budget for groceries" are two budgets, "the grocery budget" and "the
     joint budget for groceries" may be one (:attr:`Said.qualified`)."""
-    here, there = dict(a.qualified), dict(b.qualified)
+    if not (a.qualified and b.qualified):
+        return False  # most facts qualify nothing they count: no pair of them is read further
+    here, there = a.which, b.which
     return any(here[w] - b.stems and there[w] - a.stems for w in here.keys() & there.keys())
 
 
