@@ -797,3 +797,14 @@ def test_a_number_named_as_a_target_is_an_aim() -> None:
     sla = said(1, "I've been caching to meet our 300ms search API response time SLA", at="09:00")
     now = said(2, "the search API response time is around 220ms now", at="09:30")
     assert not supersede.same_thing(sla, now, asked=asked)
+
+
+@given(
+    st.sampled_from(["May", "June", "Sept.", "december", "Jan"]),
+    st.integers(min_value=0, max_value=99),
+    st.sampled_from(["event", "people", "and", ""]),
+)
+def test_a_month_and_a_number_are_a_date_only_for_a_day_of_a_month(month: str, n: int, after: str) -> None:
+    text = f"we planned {month} {n} {after}".strip()
+    days = {day for *_, found in reading.month_days(text) for day in found}
+    assert days == ({f"{month[:3].lower()} {n}"} if 1 <= n <= 31 else set())

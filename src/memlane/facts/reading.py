@@ -202,6 +202,8 @@ def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
     for m in _MONTH_DAY.finditer(text):
         month = (m.group("month") or m.group("month2")).lower()[:3]
         first = int(m.group("day") or m.group("day2"))
+        if not 1 <= first <= 31:
+            continue  # "May 45 people": no day of a month, a number
         last = int(m.group("last") or m.group("last2") or first)
         span = (m.start("day"), m.end()) if m.group("day") else (m.start(), m.start("month2"))
         days = range(first, last + 1) if first <= last <= 31 else range(first, first + 1)
