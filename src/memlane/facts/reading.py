@@ -91,7 +91,7 @@ _ON_DAY = re.compile(
     re.IGNORECASE,
 )
 # The months a measure is told of: "8 hours in April", "14 hours across June and July", "during March". Hours
-# practised in April and in June are two measures, not one updated (unless the later says it changed).
+# practised in April and in June are two measures, not one updated (even when the later says it changed).
 # A month said as what a measure is of counts too: "my (increased) January book budget", "the April-June budget".
 _IN_MONTHS = re.compile(
     r"\b(?:(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?|"
@@ -284,12 +284,12 @@ def read(
         as_of=as_of,
         ones=ones,
         phrases=phrases,
-        qualified=qualifiers(content, frozenset(_plain(u) for _, units in phrases for u in units)),
+        qualified=qualifiers(content, frozenset(plain_unit(u) for _, units in phrases for u in units)),
         stems=_stems(content),
     )
 
 
-def _plain(unit: str) -> str:
+def plain_unit(unit: str) -> str:
     """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
     return unit.removeprefix("goal:").removeprefix("$:")
 

@@ -134,7 +134,8 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     differ = _counted_apart(a, b)
     if asked is not None:  # a count of what the question asks about, or a measure: "3 card draws" in an hour
         # count, then "two cards" in a formula question, are no answer to "have I practiced probability problems"
-        differ = frozenset(u for u in differ if _plain(u) in asked.frame | asked.values | reading.MEASURES | {"%"})
+        named = asked.frame | asked.values | reading.MEASURES | {"%"}
+        differ = frozenset(u for u in differ if reading.plain_unit(u) in named)
     if not (update or differ):
         return False
     if asked is not None and not differ and len(_asked_in_both(a, b, asked)) < ANCHOR:
@@ -193,11 +194,6 @@ def _qualified_apart(a: Said, b: Said) -> bool:
         return False  # most facts qualify nothing they count: no pair of them is read further
     here, there = a.which, b.which
     return any(here[w] - b.stems and there[w] - a.stems for w in here.keys() & there.keys())
-
-
-def _plain(unit: str) -> str:
-    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
-    return unit.removeprefix("goal:").removeprefix("$:")
 
 
 def _grown(earlier: Said, later: Said) -> bool:
