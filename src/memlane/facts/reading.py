@@ -37,6 +37,17 @@ _CHOICE = re.compile(
 _DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
+# A day of a month, or a range of days: "May 20", "May 11-12", "the 6th of June", "6-7 June". A date, not a
+# count: "the May 20 event" counts no events, its 20 is a day. "may" is a month only capitalised ("I may 2x it").
+_MONTH_NAME = (
+    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\b"
+)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(
+    rf"\b(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last>\d{{1,2}}){_ORDINAL})?(?!\d|:\d)"
+    rf"|\b(?P<day2>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last2>\d{{1,2}}){_ORDINAL})?\s+(?:of\s+)?(?P<month2>{_MONTH_NAME})"
+)
 _WORD = re.compile(r"[^\W\d_]+")
 _CURRENCY = re.compile(r"[$€£¥]")  # a sign before an amount: the word before the sign is the word before it
 _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
@@ -80,10 +91,13 @@ _ON_DAY = re.compile(
     re.IGNORECASE,
 )
 # The months a measure is told of: "8 hours in April", "14 hours across June and July", "during March". Hours
-# practised in April and in June are two measures, not one updated (unless the later says it changed).
+# practised in April and in June are two measures, not one updated (even when the later says it changed).
+# A month said as what a measure is of counts too: "my (increased) January book budget", "the April-June budget".
 _IN_MONTHS = re.compile(
-    r"\b(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?(?P<first>[A-Z][a-z]{2,8})\b"
-    r"(?:\s*(?:and|to|through|-|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
+    r"\b(?:(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?|"
+    r"(?:my|our|the|this|that|his|her|their)\s+(?:[a-z]{2,15}ed\s+)?(?=[A-Z][a-z]{2,8}(?:\s*[-–]\s*[A-Z][a-z]{2,8})?\s+[a-z]))"
+    r"(?P<first>[A-Z][a-z]{2,8})\b"
+    r"(?:\s*(?:and|to|through|-|–|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
 )
 # A count as of a day: "completed 3 sketches by March 14", then "5 sketches by March 15" is the same count grown.
 _BY_DAY = re.compile(r"\bby\s+(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?!\d)")
@@ -153,6 +167,10 @@ class Said:
     as_of: tuple[int, int] = (0, 0)  # the latest day a count is told as of ("by March 14": (3, 14)): see _BY_DAY
     ones: frozenset[str] = frozenset()  # the spans of time it names one of ("a full day": "day"): see _ONE
     phrases: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each amount with all the words it counts
+    qualified: frozenset[tuple[str, frozenset[str]]] = frozenset()  # each word counted with the words that say
+    # which one it is ("budget": "grocery" of "my grocery budget", "joint", "groceries" of "joint budget for
+    # groceries"): see :func:`qualifiers`
+    stems: frozenset[str] = frozenset()  # every word of the text, as stems
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -160,6 +178,11 @@ class Said:
         once per fact: the pairwise loop of :func:`memlane.facts.supersede.supersessions` asks for it several
         times per pair."""
         return frozenset(u for _, u in self.amounts)
+
+    @cached_property
+    def which(self) -> dict[str, frozenset[str]]:
+        """:attr:`qualified` as a mapping, read once per fact (asked for once per pair)."""
+        return dict(self.qualified)
 
 
 def _stem(word: str) -> str:
@@ -170,11 +193,41 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
+@functools.lru_cache(maxsize=8192)
+def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
+    """The days of months a text names, each as where it opens, (start, end) of its numbers and the days ("may
+    11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day). Kept per text:
+    a fact's values, amounts and event days all ask for them."""
+    out = []
+    for m in _MONTH_DAY.finditer(text):
+        month = (m.group("month") or m.group("month2")).lower()[:3]
+        first = int(m.group("day") or m.group("day2"))
+        if not 1 <= first <= 31:
+            continue  # "May 45 people": no day of a month, a number
+        last = int(m.group("last") or m.group("last2") or first)
+        span = (m.start("day"), m.end()) if m.group("day") else (m.start(), m.start("month2"))
+        days = range(first, last + 1) if first <= last <= 31 else range(first, first + 1)
+        out.append((m.start(), *span, tuple(f"{month} {d}" for d in days)))
+    return tuple(out)
+
+
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(frame, values) of a fact's text: see :class:`Said`."""
+    """(frame, values) of a fact's text: see :class:`Said`. A day of a month is a value ("may 20"), not a
+    number with a unit ("20event" of "the May 20 event"); a stopword after a number is no unit ("20 and")."""
     values: set[str] = set()
+    if any(c.isdigit() for c in content):
+        parts, at = [], 0
+        for _, start, end, days in month_days(content):
+            values.update(days)
+            parts += [content[at:start], " " * (end - start)]
+            at = end
+        content = "".join([*parts, content[at:]])
     for num in _NUMBER.finditer(content):
-        values.add(re.sub(r"\s+", "", num.group().lower()).replace(",", ""))
+        value = num.group()
+        unit = _WORD.search(value)
+        if unit is not None and unit.group().lower() in STOPWORDS:
+            value = value[: unit.start()]  # "20 and": the number alone
+        values.add(re.sub(r"\s+", "", value.lower()).replace(",", ""))
     chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
     verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
     for m in _CHOICE.finditer(content):
@@ -231,7 +284,83 @@ def read(
         as_of=as_of,
         ones=ones,
         phrases=phrases,
+        qualified=qualifiers(content, frozenset(plain_unit(u) for _, units in phrases for u in units)),
+        stems=_stems(content),
     )
+
+
+def plain_unit(unit: str) -> str:
+    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
+    return unit.removeprefix("goal:").removeprefix("$:")
+
+
+@functools.lru_cache(maxsize=8192)
+def _stems(content: str) -> frozenset[str]:
+    """Every word of ``content``, as stems."""
+    return frozenset(_stem(w.lower()) for w in _WORD.findall(content))
+
+
+_PIECES = re.compile(r"[^\W\d_]+|\d[\d,.]*|[^\w\s]")  # words, numbers and marks, in order
+_COMPLEMENT = frozenset(("for", "of", "on"))  # "the budget for groceries", "2 hours on coin toss problems"
+# Words that say how much or when, not which one: "the total budget" and "the grocery budget" are one budget
+_GENERIC = frozenset(
+    "total overall whole entire average current new extra additional full final initial original actual usual "  # noqa: SIM905
+    "same other previous last next first recent latest own".split()
+)
+
+
+def _qualifier(low: str) -> bool:
+    """A word that may say which of a kind is meant ("grocery", "login", "dining"): no stopword, month, number
+    word, word of change, adverb, verb in -ed or word of how much ("total")."""
+    return (
+        low.isalpha()
+        and len(low) > 2
+        and low not in STOPWORDS
+        and low not in _SELF
+        and low not in MONTHS
+        and low not in _NUMBER_WORDS
+        and low not in UPDATE_WORDS
+        and low not in _GENERIC
+        and not low.endswith("ed")
+        and not _adverb(low)
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def qualifiers(content: str, heads: frozenset[str]) -> frozenset[tuple[str, frozenset[str]]]:
+    """Each word of ``heads`` (stems of words an amount counts) with the words that say which one it is, wherever
+    the text names it: up to two words before it ("holiday gift budget", "dining out budget") and up to three
+    after "for", "of", "on" or a verb in -ing right after it ("budget for groceries", "hours practicing dependent
+    event problems"). One pass over the text's words."""
+    if not heads:
+        return frozenset()
+    pieces = [p.lower() for p in _PIECES.findall(content)]
+    found: dict[str, set[str]] = {}
+    for i, piece in enumerate(pieces):
+        head = _stem(piece)
+        if head not in heads or not piece.isalpha():
+            continue
+        words = found.setdefault(head, set())
+        j, taken = i - 1, 0
+        while j >= 0 and taken < 2 and j >= i - 4:
+            if pieces[j] == "out" or _adverb(pieces[j]):  # "dining out budget", "my monthly budget"
+                j -= 1
+                continue
+            if not _qualifier(pieces[j]):
+                break
+            words.add(_stem(pieces[j]))
+            taken, j = taken + 1, j - 1
+        j = i + 1
+        while j < len(pieces) and j <= i + 2 and _adverb(pieces[j]):
+            j += 1  # "2 hours specifically on coin toss"
+        if j < len(pieces) and (pieces[j] in _COMPLEMENT or (pieces[j].endswith("ing") and _qualifier(pieces[j]))):
+            if pieces[j].endswith("ing"):
+                words.add(_stem(pieces[j]))
+            j, taken = j + 1, 0
+            while j < len(pieces) and taken < 3 and _qualifier(pieces[j]) and not pieces[j].endswith("ing"):
+                words.add(_stem(pieces[j]))
+                taken, j = taken + 1, j + 1
+    return frozenset((head, frozenset(words - {head})) for head, words in found.items() if words - {head})
 
 
 # What a fact says was replaced: the words after "from", "instead of", "rather than", "replacing", "no longer",
@@ -349,6 +478,7 @@ def _reading(
         month = (on.group("month") or on.group("month2")).lower()
         if month in MONTHS:
             days.add(f"{month[:3]} {int(on.group('day') or on.group('day2'))}")
+    days.update(_event_days(content))
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
@@ -366,6 +496,28 @@ def _reading(
     return minute, subjects, frame, values, update, phrases_of(content), frozenset(days), moved
 
 
+# A date used as the name of an event: "the May 20 event", "our June 6 party" (not "the May 20 deadline": a day
+# that is due is a value that changes).
+_NAMING = re.compile(r"\b(?:the|my|our|this|that|his|her|their)\s+$", re.IGNORECASE)
+_DUE = frozenset("deadline due cutoff limit target goal".split())  # noqa: SIM905
+
+
+def _event_days(text: str) -> set[str]:
+    """The days of events a text names other than "on <day>" (``_ON_DAY``): a range of days ("April 6-7",
+    "the May 11-12 weekend": a deadline is one day) and a date naming an event ("the May 20 event")."""
+    out: set[str] = set()
+    for opens, _, end, days in month_days(text) if any(map(str.isdigit, text)) else ():
+        named = _NEXT_WORD.match(text, end)
+        if len(days) > 1 or (
+            named is not None
+            and named.group(1).lower() not in _DUE
+            and named.group(1).lower() not in STOPWORDS
+            and _NAMING.search(text, max(0, opens - 8), opens)
+        ):
+            out.update(days)
+    return out
+
+
 def amounts_of(text: str) -> frozenset[tuple[str, str]]:
     """The amounts a text states, each as (number, a word of what it counts): the words after the number up to a
     stopword ("10 cards", "78%", "5th project", "12 conditional probability problems"), else the one or two
@@ -377,7 +529,12 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
     """The amounts a text states, each as (number, the words of what it counts): see :func:`amounts_of`."""
     out: set[tuple[str, frozenset[str]]] = set()
+    dated = (
+        {i for _, start, end, _ in month_days(text) for i in range(start, end)} if any(map(str.isdigit, text)) else ()
+    )
     for m in _TOKEN.finditer(text):
+        if m.start() in dated:
+            continue  # a day of a month, or the last day of a range ("the May 11-12 weekend") counts nothing
         token = m.group()
         number = _LEADING.fullmatch(token)
         if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
@@ -392,7 +549,9 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
             continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
         to_do = _TO_DO.search(text, max(0, m.start() - 30), m.start())
         aim = to_do is not None and to_do.group(1) not in _NOT_DOING and to_do.group(1) not in STOPWORDS
-        goal = "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) else ""
+        goal = (
+            "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) or _named_aim(text, m.end()) else ""
+        )
         if m.start() and _CURRENCY.match(text, m.start() - 1):
             goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
         if suffix and suffix not in ("st", "nd", "rd", "th"):
@@ -435,6 +594,22 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
 
 
 _NEXT_WORD = re.compile(r" ([^\W\d_]{2,20})\b")
+_AIM_NOUNS = frozenset("sla slas slo slos target targets goal goals".split())  # noqa: SIM905
+
+
+def _named_aim(text: str, end: int) -> bool:
+    """Whether the words right after a number, up to a stopword, end in a name of an aim: "our 300ms response time
+    SLA", "a 200ms target" (what is aimed at, not what was measured)."""
+    for _ in range(5):
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt is None or nxt.group(1).lower() in STOPWORDS:
+            return False
+        if nxt.group(1).lower() in _AIM_NOUNS:
+            return True
+        end = nxt.end()
+    return False
+
+
 # Words in -ly that are no adverb: a number's phrase reads them as what it counts ("4 July tickets", "3 family trips")
 _LY_NOUNS = frozenset("july family italy supply assembly butterfly dragonfly rally ally belly jelly lily reply".split())  # noqa: SIM905
 

@@ -85,10 +85,13 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     if _aim_and_outcome(a, b):
         return False  # "a goal of 12 books", then "finished 11 books": both stand
     earlier, later = (a, b) if b.when > a.when else (b, a)
+    if not later.update and _qualified_apart(a, b):
+        return False  # "the dining out budget to $200", then "a $500 joint budget for groceries": two budgets
     if a.days and b.days and not a.days & b.days and not later.moved:
         return False  # "declined the offer on June 6", then "declined the offer on July 9": two events
-    if a.periods and b.periods and not a.periods & b.periods and not later.update:
-        return False  # "8 hours of practice in April", then "14 hours across June and July": two measures
+    if a.periods and b.periods and not a.periods & b.periods:
+        return False  # "8 hours of practice in April", then "14 hours across June and July": two measures, even
+        # when the later says it changed ("12 hours of overtime in February", then "down to 4 hours in March")
     said_changed = later.update or _grown(earlier, later)
     counts = {n for n, _ in earlier.amounts}
     if counts and counts <= later.values - later.was and not said_changed:
@@ -131,7 +134,8 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     differ = _counted_apart(a, b)
     if asked is not None:  # a count of what the question asks about, or a measure: "3 card draws" in an hour
         # count, then "two cards" in a formula question, are no answer to "have I practiced probability problems"
-        differ = frozenset(u for u in differ if _plain(u) in asked.frame | asked.values | reading.MEASURES | {"%"})
+        named = asked.frame | asked.values | reading.MEASURES | {"%"}
+        differ = frozenset(u for u in differ if reading.plain_unit(u) in named)
     if not (update or differ):
         return False
     if asked is not None and not differ and len(_asked_in_both(a, b, asked)) < ANCHOR:
@@ -182,9 +186,14 @@ def _asked_in_both(a: Said, b: Said, asked: Said) -> frozenset[str]:
     )
 
 
-def _plain(unit: str) -> str:
-    """A unit less its marks of an aim and of money ("goal:$:book": "book")."""
-    return unit.removeprefix("goal:").removeprefix("$:")
+def _qualified_apart(a: Said, b: Said) -> bool:
+    """Whether ``a`` and ``b`` count one word but each says which one with a word the other does not hold at all:
+    "the dining out budget" and "the joint budget for groceries" are two budgets, "the grocery budget" and "the
+    joint budget for groceries" may be one (:attr:`Said.qualified`)."""
+    if not (a.qualified and b.qualified):
+        return False  # most facts qualify nothing they count: no pair of them is read further
+    here, there = a.which, b.which
+    return any(here[w] - b.stems and there[w] - a.stems for w in here.keys() & there.keys())
 
 
 def _grown(earlier: Said, later: Said) -> bool:
