@@ -573,3 +573,21 @@ def test_advice_and_a_hypothetical_are_no_agreement_and_a_plan_names_its_file_wh
     plan = "I will update `data.py` to read the cache first:\n\n1. Load `cache.json` before the fetch\n"
     other = [_t("user", "speed it up", 0), _t("assistant", plan, 1), _t("tool", "Applied edit to a.py", 2)]
     assert not any(d.speaker == "assistant" for d in _drafts(other))  # a.py was edited, not data.py
+
+
+def test_an_order_for_the_work_at_hand_is_no_rule_for_later() -> None:
+    texts = _texts(
+        [
+            _t("user", "Don't make any changes yet.", 0),
+            _t("assistant", "Understood, only the plan.", 1),
+            _t("user", "Execute on this plan.", 2),
+            _t("user", "Apply those changes, no need to draft first.", 3),
+            _t("user", "Never push to main without a review.", 4),
+            _t("user", "Remember that the staging database is not ready yet.", 5),
+            _t("user", "Check the Klipper config.", 6),
+        ]
+    )
+    assert not any("changes yet" in t or "Execute" in t or "Apply those" in t for t in texts), texts
+    assert any("Never push to main" in t for t in texts), texts  # a standing rule stays one
+    assert any("staging database" in t for t in texts), texts  # "remember ... yet" is still to be remembered
+    assert any("Klipper" in t for t in texts), texts  # a work order that names something keeps its bonus

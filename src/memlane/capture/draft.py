@@ -168,6 +168,13 @@ _REPORTED = re.compile(r"\b(?:ask(?:s|ed)?|sa(?:ys|id)|told|tells?|wrote|writes?
 _REFERS = re.compile(r"\b(?:it|its|them|this|that|these|those|there|the|same)\b", re.I)
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
+# An order bound to the work at hand ("Don't make any changes yet", "Only plan for now"): no rule for later work
+_FOR_NOW = re.compile(
+    r"\b(?:yet|for now|right now|for the moment|at the moment|this time|in this (?:session|step|turn|pass|task))\b"
+    r"\W{0,3}$|\b(?:for now|for the moment|this time)\b",
+    re.I,
+)
+_KEEP_IN_MIND = re.compile(r"\b(?:remember|remind me|don'?t forget|keep in mind|from now on|going forward)\b", re.I)
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
 # A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
 # at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
@@ -176,7 +183,8 @@ _ASKS_WORK = re.compile(
     r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
     r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
     r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
-    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b"
+    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get|execute|apply|carry out|"
+    r"make (?:the|those|these|this|that) changes?)\b"
     r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
@@ -532,7 +540,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     length = size(u)
     bonus = 0.1 if specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
-    if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and length >= 3:
+    rule = _INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))
+    if rule and length >= 3 and not (_FOR_NOW.search(u) and not _KEEP_IN_MIND.search(u)):
         kind, score, role = "world", 0.95, "remember"
         conf = None
     elif _CONSTANT.search(u) and length >= 4 and content >= 1:
@@ -566,9 +575,10 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     else:
         return None
     if kind != "opinion" and score < 0.8 and _ASKS_WORK.match(u):
-        score = min(
-            score, 0.45
-        )  # work asked for now ("then go through our docs"): the agent's outcome says what came of it
+        # work asked for now ("then go through our docs"): the agent's outcome says what came of it; its verb
+        # ("Execute on this plan") names no one
+        score = min(score, 0.45)
+        bonus = 0.1 if specific(u) or names_someone(u.split(" ", 1)[-1]) else 0.0
     score += bonus
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
