@@ -591,3 +591,27 @@ def test_an_order_for_the_work_at_hand_is_no_rule_for_later() -> None:
     assert any("Never push to main" in t for t in texts), texts  # a standing rule stays one
     assert any("staging database" in t for t in texts), texts  # "remember ... yet" is still to be remembered
     assert any("Klipper" in t for t in texts), texts  # a work order that names something keeps its bonus
+
+
+def test_a_suggestion_the_person_confirms_is_what_the_two_agreed_and_a_guess_alone_is_no_finding() -> None:
+    turns = [
+        _t("user", "the text in my terminal looks cramped", 0),
+        _t(
+            "assistant", "The culprit is probably `line_spacing = 0.8` in `term.toml`. Raise it to `1.0` and reload.", 1
+        ),
+        _t("user", "yep that was it, thanks!", 2),
+        _t("assistant", "Glad it helped, enjoy.", 3),
+        _t("user", "that worked", 4),
+    ]
+    drafts = _drafts(turns)
+    agreed = [d for d in drafts if d.speaker == "User" and "line_spacing = 0.8" in d.draft.content]
+    assert agreed and agreed[0].role == "decided", drafts  # the agent's words, confirmed by the person
+    assert "yep that was it" in agreed[0].draft.content
+    assert not any(d.speaker == "assistant" and "culprit" in d.draft.content for d in drafts), drafts  # a guess
+    assert not any(d.draft.content.endswith("that worked") for d in drafts), drafts  # confirms nothing named
+    work = [
+        _t("user", "fix it", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "The culprit was `cache_ttl = 0` in `app.ini`.", 2),
+    ]
+    assert any(d.role == "found" for d in _drafts(work)), _drafts(work)  # a culprit named after work: a finding

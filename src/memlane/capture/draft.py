@@ -43,7 +43,7 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .outcomes import OutsideText, agent_outcomes, applied_edits, with_list
+from .outcomes import CONFIRMS, OutsideText, agent_outcomes, applied_edits, confirmed_proposal, with_list
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -66,6 +66,7 @@ BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a l
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
+CONFIRM_WORDS = 12  # a reply this short that says the agent's suggestion worked carries the suggestion
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -393,6 +394,12 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
+    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and CONFIRMS.search(whole) and not specific(whole):
+        proposal = confirmed_proposal(prev_agent)  # "that worked" after the agent's suggestion: what the two agreed
+        if proposal is not None:
+            return [_Candidate(0.85, "world", f"{speaker} confirmed {quote(proposal)}: {whole}", i, speaker, "decided")]
+        if not names_someone(whole):
+            return []  # "that worked" after "Glad it helped": confirms nothing it names
     if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
         adopted = _adopted(whole, prev_agent)
         if adopted is not None:
