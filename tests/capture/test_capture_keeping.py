@@ -615,3 +615,23 @@ def test_a_suggestion_the_person_confirms_is_what_the_two_agreed_and_a_guess_alo
         _t("assistant", "The culprit was `cache_ttl = 0` in `app.ini`.", 2),
     ]
     assert any(d.role == "found" for d in _drafts(work)), _drafts(work)  # a culprit named after work: a finding
+
+
+def test_an_option_chosen_by_its_name_or_in_a_longer_reply_is_written_with_the_agents_words() -> None:
+    offer = (
+        "A few options:\n\n- **Streamlit** — fastest to build, Python only\n"
+        "- **Next.js** — full control, App Router and Tailwind\n- **Dash** — Plotly based\n\nWhich do you prefer?"
+    )
+    texts = _texts([_t("user", "which framework?", 0), _t("assistant", offer, 1), _t("user", "let's use Next.js", 2)])
+    assert any(t.startswith("User chose Next.js") and "App Router and Tailwind" in t for t in texts), texts
+    two = (
+        "Two approaches:\n\n1. Keep a JSON file next to the binary\n2. Use SQLite in `~/.cache/app/cache.db`\n\n"
+        "Which one?"
+    )
+    reply = "Let's go with option 2, and keep the nightly backups in the home folder of the server."
+    texts = _texts([_t("user", "where?", 0), _t("assistant", two, 1), _t("user", reply, 2)])
+    assert any("chose option 2" in t and "~/.cache/app/cache.db" in t for t in texts), texts
+    assert any("nightly backups" in t for t in texts), texts  # the rest of the reply is the person's own
+    report = "Done:\n\n- README.md: updated the usage\n- Makefile: added a test target\n\nAnything else?"
+    texts = _texts([_t("user", "docs", 0), _t("assistant", report, 1), _t("user", "now fix README.md too please", 2)])
+    assert not any("chose" in t for t in texts), texts  # a report's items are no options on offer

@@ -43,6 +43,7 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
+from .options import CHOICE_WORDS, adopted, chosen_by_name
 from .outcomes import CONFIRMS, OutsideText, agent_outcomes, applied_edits, confirmed_proposal, with_list
 from .phrasing import (
     FIRST_PERSON,
@@ -242,13 +243,6 @@ _SOCIAL = re.compile(
     re.I,
 )
 _YES = re.compile(r"^(?:ok(?:ay)?|yes|yeah|yep|yup|sure|please|do it|go ahead|all of (?:it|them)|both)\b", re.I)
-_OPTION = re.compile(
-    r"\b(?:option|choice|plan|approach|number|#)\s*(?P<label>[A-Ha-h1-9])\b|^(?:(?:let'?s|lets|i'?ll) )?"
-    r"(?:(?:go with|do|use|try|pick|take) )?"
-    r"(?P<bare>[A-Ha-h1-9])[).]?$|\bthe (?P<ord>first|second|third|fourth|fifth|last) (?:one|option)\b",
-    re.I,
-)
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
 # --- a unit's shape --------------------------------------------------------------------------------
 
@@ -401,11 +395,9 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
         if not names_someone(whole):
             return []  # "that worked" after "Glad it helped": confirms nothing it names
     if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
-        adopted = _adopted(whole, prev_agent)
-        if adopted is not None:
-            label, option = adopted
-            text = f"{speaker} chose {label}: {option}"
-            return [_Candidate(0.95, "world", text, i, speaker, "decided")]
+        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+        if picked is not None:
+            return [_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided")]
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
@@ -415,6 +407,11 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
+    elif prev_agent is not None and 0 < words <= CHOICE_WORDS and not whole.endswith(("?", "？")):
+        # "Let's go with option 2, and keep the old name": the choice, then the reply's own statements
+        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+        if picked is not None:
+            out.append(_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided"))
     n = 0
     while n < len(units):
         k, u = n, units[n]
@@ -617,28 +614,3 @@ def _chinese_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candida
         score -= 0.2  # about the chat with the agent, not the person's world
     conf = 0.75 if kind == "opinion" else None
     return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
-
-
-def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
-    """The option of the agent's turn that a short reply picks ("option B", "2", "the second one")."""
-    m = _OPTION.search(reply.strip().rstrip(".!"))
-    if m is None:
-        return None
-    options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
-    labelled: dict[str, str] = {}
-    for u in agent.units:
-        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", clean(u), re.I)
-        if lab:
-            labelled.setdefault(lab.group(1).upper(), clean(u))
-    if m.group("ord"):
-        if not options:
-            return None
-        k = _ORDINALS[m.group("ord").casefold()]
-        return (f"the {m.group('ord').casefold()} option", options[k]) if -len(options) <= k < len(options) else None
-    label = (m.group("label") or m.group("bare")).upper()
-    if label in labelled:
-        return f"option {label}", labelled[label]
-    k = int(label) - 1 if label.isdigit() else ord(label) - ord("A")
-    if 0 <= k < len(options):
-        return f"option {label}", options[k]
-    return None
