@@ -635,3 +635,10 @@ def test_an_option_chosen_by_its_name_or_in_a_longer_reply_is_written_with_the_a
     report = "Done:\n\n- README.md: updated the usage\n- Makefile: added a test target\n\nAnything else?"
     texts = _texts([_t("user", "docs", 0), _t("assistant", report, 1), _t("user", "now fix README.md too please", 2)])
     assert not any("chose" in t for t in texts), texts  # a report's items are no options on offer
+
+
+def test_a_closing_word_or_a_doubt_confirms_no_suggestion() -> None:
+    tip = "Set `retries = 5` in `client.toml` and restart the worker."
+    for reply in ("that's it for today", "I don't think that worked", "no, that was it before too"):
+        texts = _texts([_t("user", "it keeps timing out", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
+        assert not any("confirmed" in t for t in texts), (reply, texts)

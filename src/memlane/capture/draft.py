@@ -44,7 +44,7 @@ from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
 from .options import CHOICE_WORDS, adopted, chosen_by_name
-from .outcomes import CONFIRMS, OutsideText, agent_outcomes, applied_edits, confirmed_proposal, with_list
+from .outcomes import OutsideText, agent_outcomes, applied_edits, confirmed_proposal, confirms, with_list
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -388,7 +388,7 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
-    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and CONFIRMS.search(whole) and not specific(whole):
+    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and confirms(whole) and not specific(whole):
         proposal = confirmed_proposal(prev_agent)  # "that worked" after the agent's suggestion: what the two agreed
         if proposal is not None:
             return [_Candidate(0.85, "world", f"{speaker} confirmed {quote(proposal)}: {whole}", i, speaker, "decided")]

@@ -364,10 +364,19 @@ def agent_outcomes(
 
 # The person's short reply that the agent's suggestion did it: "that worked", "yep, that was it", "works now!"
 CONFIRMS = re.compile(
-    r"\b(?:that|this|it)(?:'s| is| was) it\b|\b(?:that|this|it) (?:finally |also )?(?:worked|works(?: now)?|"
-    r"fixed it|did it|did the trick|solved it)\b|^\W{0,3}(?:\w+\W{1,3}){0,2}(?:works|working) now\b",
+    r"\b(?:that|this|it)(?:'s| is| was) it\b(?!\s+(?:for|from|then|now|today))"  # not "that's it for today"
+    r"|\b(?:that|this|it) (?:finally |also )?(?:worked|works(?: now)?|fixed it|did it|did the trick|solved it)\b"
+    r"|^\W{0,3}(?:\w+\W{1,3}){0,2}(?:works|working) now\b",
     re.I,
 )
+_NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
+
+
+def confirms(reply: str) -> bool:
+    """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!")."""
+    return bool(CONFIRMS.search(reply)) and not _NEGATED.search(reply)
+
+
 PROPOSED_UNITS = 2  # sentences of the agent's proposal a confirmation carries at most
 PROPOSAL_UNITS = 8  # sentences of prose an agent's turn may have for a confirmation to tell what it confirms
 
