@@ -642,3 +642,17 @@ def test_a_closing_word_or_a_doubt_confirms_no_suggestion() -> None:
     for reply in ("that's it for today", "I don't think that worked", "no, that was it before too"):
         texts = _texts([_t("user", "it keeps timing out", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
         assert not any("confirmed" in t for t in texts), (reply, texts)
+
+
+def test_done_after_advice_is_the_person_following_it_and_after_the_agents_work_says_nothing() -> None:
+    tip = "Your shell loads `nvm` eagerly. Add `export NVM_LAZY_LOAD=true` to `~/.zshrc` and open a new terminal."
+    drafts = _drafts([_t("user", "my prompt is slow", 0), _t("assistant", tip, 1), _t("user", "ok, done", 2)])
+    followed = [d for d in drafts if d.speaker == "User" and "NVM_LAZY_LOAD=true" in d.draft.content]
+    assert followed and followed[0].role == "decided", drafts
+    work = [
+        _t("user", "fix the tests", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "Fixed the flaky `test_login` by pinning `freezegun` to 1.4.", 2),
+        _t("user", "done", 3),
+    ]
+    assert not any(d.speaker == "User" for d in _drafts(work)), _drafts(work)

@@ -305,7 +305,7 @@ def draft_candidates(
         elif t.name:
             chat.extend(_named(prose, i, t.name, day, known))
         else:
-            cands.extend(_person(prose, i, speaker, prev_agent, day))
+            cands.extend(_person(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked))
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
@@ -383,12 +383,16 @@ def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str
     return len(words) >= 4 and len(words & kept) >= NEAR_SAME * len(words) and values <= kept_values
 
 
-def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
+def _person(
+    prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None, advised: bool = False
+) -> list[_Candidate]:
+    """The candidates of one of the person's turns; ``advised``: the agent's turn before it ran no tool (it told
+    the person what to do, so "done" says they did it)."""
     units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
-    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and confirms(whole) and not specific(whole):
+    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and confirms(whole, advised) and not specific(whole):
         proposal = confirmed_proposal(prev_agent)  # "that worked" after the agent's suggestion: what the two agreed
         if proposal is not None:
             return [_Candidate(0.85, "world", f"{speaker} confirmed {quote(proposal)}: {whole}", i, speaker, "decided")]

@@ -372,9 +372,22 @@ CONFIRMS = re.compile(
 _NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
 
 
-def confirms(reply: str) -> bool:
-    """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!")."""
-    return bool(CONFIRMS.search(reply)) and not _NEGATED.search(reply)
+# The person says they did what the agent advised: "done", "ok, ran it", "installed it", "I added that"
+_FOLLOWED = re.compile(
+    r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yep|yeah|alright|sure)\W{1,3})?(?:(?:all )?done\b|did (?:that|it|this)\b|"
+    r"(?:i(?:'ve| have)? )?(?:just )?(?:ran|run|installed|applied|added|set|changed|updated|tried|pasted|copied)"
+    r" (?:it|that|this|them|those)\b)",
+    re.I,
+)
+
+
+def confirms(reply: str, advised: bool = False) -> bool:
+    """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!"), or, after
+    a turn of advice (``advised``: no tool ran, the agent only told them what to do), that they followed it ("done",
+    "ok, ran it"): after the agent's own work, "done" answers nothing the agent proposed."""
+    if _NEGATED.search(reply):
+        return False
+    return bool(CONFIRMS.search(reply) or (advised and _FOLLOWED.match(reply)))
 
 
 PROPOSED_UNITS = 2  # sentences of the agent's proposal a confirmation carries at most
