@@ -656,3 +656,17 @@ def test_done_after_advice_is_the_person_following_it_and_after_the_agents_work_
         _t("user", "done", 3),
     ]
     assert not any(d.speaker == "User" for d in _drafts(work)), _drafts(work)
+
+
+def test_set_with_no_tool_run_is_advice_and_after_work_a_report() -> None:
+    chat = [
+        _t("user", "the text looks cramped", 0),
+        _t("assistant", "Set `line_height = 1.1` in `term.lua` and reload.", 1),
+    ]
+    assert not any(d.speaker == "assistant" for d in _drafts(chat)), _drafts(chat)
+    work = [
+        _t("user", "the worker gives up", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "Set `retries = 5` in `client.toml` so the worker keeps trying.", 2),
+    ]
+    assert any(d.speaker == "assistant" and "retries = 5" in d.draft.content for d in _drafts(work)), _drafts(work)

@@ -96,6 +96,8 @@ _SUSPECT = re.compile(
     r"\b(?:probably|likely|perhaps|possibly|maybe|might|may|i suspect|i think|i believe|seems?|appears?|could be)\b",
     re.I,
 )
+# A verb whose past is its imperative, opening a sentence with no subject: "Set X to 5" is a report only after work
+_BARE_VERB = re.compile(r"^\W{0,3}(?:set|put|split|cut|reset|read|run|hit|let)\s", re.I)
 _PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", re.I)
 _WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
 # A thing of the person's setup: a code span, a path (from /, ~/ or ./), a file with a code or config extension, a
@@ -325,6 +327,8 @@ def agent_outcomes(
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
+        if lead and not worked and _BARE_VERB.match(u):
+            lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
         lead = lead or weaker
         agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u)) and not _HEDGE.search(u)
