@@ -274,3 +274,14 @@ def test_memory_capture_through_a_real_mcp_client(tmp_path: Path) -> None:
 
     out = asyncio.run(main())
     assert out["factsWritten"] >= 3 and "Lisbon" in _log(ws)
+
+
+def test_a_rule_memory_already_holds_is_no_digest_line_of_a_later_session(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    rule = "Always run the linter before committing to the shared branch."
+    write(ws, "memory/2026-04-20.md", f"# 2026-04-20\n\n## Retain\n- W @User: {rule}\n")
+    with _open(ws) as mem:
+        mem.sync()
+        report = mem.capture([_turn("user", rule, 10, 0)], session="again", now=NOW)
+    assert report.skipped_as_known == 1 and report.digest_lines == 0, report.to_dict()
+    assert not (ws / "memory" / "2026-05-01.md").exists()

@@ -366,7 +366,9 @@ def test_every_verbatim_span_of_a_dev_set_bullet_is_in_its_turn() -> None:
         spoken = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
         for d in draft_turns(spoken, DAY, ()):
             source = spoken[d.turn].content
-            if d.draft.content.startswith((f"{d.speaker} answered", f"{d.speaker} chose")):  # the agent asked
+            if d.draft.content.startswith(
+                (f"{d.speaker} answered", f"{d.speaker} chose", f"{d.speaker} confirmed")
+            ):  # the agent asked
                 source += spoken[d.turn - 1].content
             said = DATE_ADDED.sub("", d.draft.content)  # the date a relative date means is ours
             for span in SPAN.findall(said):

@@ -573,3 +573,100 @@ def test_advice_and_a_hypothetical_are_no_agreement_and_a_plan_names_its_file_wh
     plan = "I will update `data.py` to read the cache first:\n\n1. Load `cache.json` before the fetch\n"
     other = [_t("user", "speed it up", 0), _t("assistant", plan, 1), _t("tool", "Applied edit to a.py", 2)]
     assert not any(d.speaker == "assistant" for d in _drafts(other))  # a.py was edited, not data.py
+
+
+def test_an_order_for_the_work_at_hand_is_no_rule_for_later() -> None:
+    texts = _texts(
+        [
+            _t("user", "Don't make any changes yet.", 0),
+            _t("assistant", "Understood, only the plan.", 1),
+            _t("user", "Execute on this plan.", 2),
+            _t("user", "Apply those changes, no need to draft first.", 3),
+            _t("user", "Never push to main without a review.", 4),
+            _t("user", "Remember that the staging database is not ready yet.", 5),
+            _t("user", "Check the Klipper config.", 6),
+        ]
+    )
+    assert not any("changes yet" in t or "Execute" in t or "Apply those" in t for t in texts), texts
+    assert any("Never push to main" in t for t in texts), texts  # a standing rule stays one
+    assert any("staging database" in t for t in texts), texts  # "remember ... yet" is still to be remembered
+    assert any("Klipper" in t for t in texts), texts  # a work order that names something keeps its bonus
+
+
+def test_a_suggestion_the_person_confirms_is_what_the_two_agreed_and_a_guess_alone_is_no_finding() -> None:
+    turns = [
+        _t("user", "the text in my terminal looks cramped", 0),
+        _t(
+            "assistant", "The culprit is probably `line_spacing = 0.8` in `term.toml`. Raise it to `1.0` and reload.", 1
+        ),
+        _t("user", "yep that was it, thanks!", 2),
+        _t("assistant", "Glad it helped, enjoy.", 3),
+        _t("user", "that worked", 4),
+    ]
+    drafts = _drafts(turns)
+    agreed = [d for d in drafts if d.speaker == "User" and "line_spacing = 0.8" in d.draft.content]
+    assert agreed and agreed[0].role == "decided", drafts  # the agent's words, confirmed by the person
+    assert "yep that was it" in agreed[0].draft.content
+    assert not any(d.speaker == "assistant" and "culprit" in d.draft.content for d in drafts), drafts  # a guess
+    assert not any(d.draft.content.endswith("that worked") for d in drafts), drafts  # confirms nothing named
+    work = [
+        _t("user", "fix it", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "The culprit was `cache_ttl = 0` in `app.ini`.", 2),
+    ]
+    assert any(d.role == "found" for d in _drafts(work)), _drafts(work)  # a culprit named after work: a finding
+
+
+def test_an_option_chosen_by_its_name_or_in_a_longer_reply_is_written_with_the_agents_words() -> None:
+    offer = (
+        "A few options:\n\n- **Streamlit** — fastest to build, Python only\n"
+        "- **Next.js** — full control, App Router and Tailwind\n- **Dash** — Plotly based\n\nWhich do you prefer?"
+    )
+    texts = _texts([_t("user", "which framework?", 0), _t("assistant", offer, 1), _t("user", "let's use Next.js", 2)])
+    assert any(t.startswith("User chose Next.js") and "App Router and Tailwind" in t for t in texts), texts
+    two = (
+        "Two approaches:\n\n1. Keep a JSON file next to the binary\n2. Use SQLite in `~/.cache/app/cache.db`\n\n"
+        "Which one?"
+    )
+    reply = "Let's go with option 2, and keep the nightly backups in the home folder of the server."
+    texts = _texts([_t("user", "where?", 0), _t("assistant", two, 1), _t("user", reply, 2)])
+    assert any("chose option 2" in t and "~/.cache/app/cache.db" in t for t in texts), texts
+    assert any("nightly backups" in t for t in texts), texts  # the rest of the reply is the person's own
+    report = "Done:\n\n- README.md: updated the usage\n- Makefile: added a test target\n\nAnything else?"
+    texts = _texts([_t("user", "docs", 0), _t("assistant", report, 1), _t("user", "now fix README.md too please", 2)])
+    assert not any("chose" in t for t in texts), texts  # a report's items are no options on offer
+
+
+def test_a_closing_word_or_a_doubt_confirms_no_suggestion() -> None:
+    tip = "Set `retries = 5` in `client.toml` and restart the worker."
+    for reply in ("that's it for today", "I don't think that worked", "no, that was it before too"):
+        texts = _texts([_t("user", "it keeps timing out", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
+        assert not any("confirmed" in t for t in texts), (reply, texts)
+
+
+def test_done_after_advice_is_the_person_following_it_and_after_the_agents_work_says_nothing() -> None:
+    tip = "Your shell loads `nvm` eagerly. Add `export NVM_LAZY_LOAD=true` to `~/.zshrc` and open a new terminal."
+    drafts = _drafts([_t("user", "my prompt is slow", 0), _t("assistant", tip, 1), _t("user", "ok, done", 2)])
+    followed = [d for d in drafts if d.speaker == "User" and "NVM_LAZY_LOAD=true" in d.draft.content]
+    assert followed and followed[0].role == "decided", drafts
+    work = [
+        _t("user", "fix the tests", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "Fixed the flaky `test_login` by pinning `freezegun` to 1.4.", 2),
+        _t("user", "done", 3),
+    ]
+    assert not any(d.speaker == "User" for d in _drafts(work)), _drafts(work)
+
+
+def test_set_with_no_tool_run_is_advice_and_after_work_a_report() -> None:
+    chat = [
+        _t("user", "the text looks cramped", 0),
+        _t("assistant", "Set `line_height = 1.1` in `term.lua` and reload.", 1),
+    ]
+    assert not any(d.speaker == "assistant" for d in _drafts(chat)), _drafts(chat)
+    work = [
+        _t("user", "the worker gives up", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "Set `retries = 5` in `client.toml` so the worker keeps trying.", 2),
+    ]
+    assert any(d.speaker == "assistant" and "retries = 5" in d.draft.content for d in _drafts(work)), _drafts(work)

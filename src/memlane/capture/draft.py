@@ -43,7 +43,8 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .outcomes import OutsideText, agent_outcomes, applied_edits, with_list
+from .options import CHOICE_WORDS, adopted, chosen_by_name
+from .outcomes import OutsideText, agent_outcomes, applied_edits, confirmed_proposal, confirms, with_list
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -66,6 +67,7 @@ BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a l
 PERSON_PER_TURN = 6  # bullets drafted from one of the person's turns at most (its highest scored)
 QUESTION_TAIL = 4  # sentences: a short reply answers a question with fewer sentences of prose after it
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
+CONFIRM_WORDS = 12  # a reply this short that says the agent's suggestion worked carries the suggestion
 SHORT_UNIT = 6  # words: a sentence this short leans on the one before it ("Do not change the contents.")
 
 
@@ -175,6 +177,13 @@ _ONES = re.compile(
 )
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
+# An order bound to the work at hand ("Don't make any changes yet", "Only plan for now"): no rule for later work
+_FOR_NOW = re.compile(
+    r"\b(?:yet|for now|right now|for the moment|at the moment|this time|in this (?:session|step|turn|pass|task))\b"
+    r"\W{0,3}$|\b(?:for now|for the moment|this time)\b",
+    re.I,
+)
+_KEEP_IN_MIND = re.compile(r"\b(?:remember|remind me|don'?t forget|keep in mind|from now on|going forward)\b", re.I)
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
 # A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
 # at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
@@ -183,7 +192,8 @@ _ASKS_WORK = re.compile(
     r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
     r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
     r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
-    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get)\b"
+    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get|execute|apply|carry out|"
+    r"make (?:the|those|these|this|that) changes?)\b"
     r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
@@ -240,13 +250,6 @@ _SOCIAL = re.compile(
     re.I,
 )
 _YES = re.compile(r"^(?:ok(?:ay)?|yes|yeah|yep|yup|sure|please|do it|go ahead|all of (?:it|them)|both)\b", re.I)
-_OPTION = re.compile(
-    r"\b(?:option|choice|plan|approach|number|#)\s*(?P<label>[A-Ha-h1-9])\b|^(?:(?:let'?s|lets|i'?ll) )?"
-    r"(?:(?:go with|do|use|try|pick|take) )?"
-    r"(?P<bare>[A-Ha-h1-9])[).]?$|\bthe (?P<ord>first|second|third|fourth|fifth|last) (?:one|option)\b",
-    re.I,
-)
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
 # --- a unit's shape --------------------------------------------------------------------------------
 
@@ -309,7 +312,7 @@ def draft_candidates(
         elif t.name:
             chat.extend(_named(prose, i, t.name, day, known))
         else:
-            cands.extend(_person(prose, i, speaker, prev_agent, day))
+            cands.extend(_person(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked))
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
@@ -387,17 +390,25 @@ def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str
     return len(words) >= 4 and len(words & kept) >= NEAR_SAME * len(words) and values <= kept_values
 
 
-def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None) -> list[_Candidate]:
+def _person(
+    prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None, advised: bool = False
+) -> list[_Candidate]:
+    """The candidates of one of the person's turns; ``advised``: the agent's turn before it ran no tool (it told
+    the person what to do, so "done" says they did it)."""
     units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
+    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and confirms(whole, advised) and not specific(whole):
+        proposal = confirmed_proposal(prev_agent)  # "that worked" after the agent's suggestion: what the two agreed
+        if proposal is not None:
+            return [_Candidate(0.85, "world", f"{speaker} confirmed {quote(proposal)}: {whole}", i, speaker, "decided")]
+        if not names_someone(whole):
+            return []  # "that worked" after "Glad it helped": confirms nothing it names
     if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
-        adopted = _adopted(whole, prev_agent)
-        if adopted is not None:
-            label, option = adopted
-            text = f"{speaker} chose {label}: {option}"
-            return [_Candidate(0.95, "world", text, i, speaker, "decided")]
+        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+        if picked is not None:
+            return [_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided")]
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
@@ -407,7 +418,12 @@ def _person(prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: d
             text = f"{speaker} answered {quote(question)}: {whole}"
             score = 0.7 + (0.1 if specific(whole) else 0.0)
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    n = last = 0
+    elif prev_agent is not None and 0 < words <= CHOICE_WORDS and not whole.endswith(("?", "？")):
+        # "Let's go with option 2, and keep the old name": the choice, then the reply's own statements
+        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+        if picked is not None:
+            out.append(_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided"))
+    n, last = 0, -2  # last: the unit the last candidate of ``out`` came from (none yet)
     while n < len(units):
         k, u = n, units[n]
         n += 1
@@ -538,7 +554,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     length = size(u)
     bonus = 0.1 if specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
-    if (_INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))) and length >= 3:
+    rule = _INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))
+    if rule and length >= 3 and not (_FOR_NOW.search(u) and not _KEEP_IN_MIND.search(u)):
         kind, score, role = "world", 0.95, "remember"
         conf = None
     elif _CONSTANT.search(u) and length >= 4 and content >= 1:
@@ -572,9 +589,10 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     else:
         return None
     if kind != "opinion" and score < 0.8 and _ASKS_WORK.match(u):
-        score = min(
-            score, 0.45
-        )  # work asked for now ("then go through our docs"): the agent's outcome says what came of it
+        # work asked for now ("then go through our docs"): the agent's outcome says what came of it; its verb
+        # ("Execute on this plan") names no one
+        score = min(score, 0.45)
+        bonus = 0.1 if specific(u) or names_someone(u.split(" ", 1)[-1]) else 0.0
     score += bonus
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
@@ -606,28 +624,3 @@ def _chinese_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candida
         score -= 0.2  # about the chat with the agent, not the person's world
     conf = 0.75 if kind == "opinion" else None
     return _Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
-
-
-def _adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
-    """The option of the agent's turn that a short reply picks ("option B", "2", "the second one")."""
-    m = _OPTION.search(reply.strip().rstrip(".!"))
-    if m is None:
-        return None
-    options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
-    labelled: dict[str, str] = {}
-    for u in agent.units:
-        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", clean(u), re.I)
-        if lab:
-            labelled.setdefault(lab.group(1).upper(), clean(u))
-    if m.group("ord"):
-        if not options:
-            return None
-        k = _ORDINALS[m.group("ord").casefold()]
-        return (f"the {m.group('ord').casefold()} option", options[k]) if -len(options) <= k < len(options) else None
-    label = (m.group("label") or m.group("bare")).upper()
-    if label in labelled:
-        return f"option {label}", labelled[label]
-    k = int(label) - 1 if label.isdigit() else ord(label) - ord("A")
-    if 0 <= k < len(options):
-        return f"option {label}", options[k]
-    return None

@@ -62,7 +62,8 @@ _OUTCOME = re.compile(
     rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
     rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
     rf"|(?:the )?root cause\b|cause:|the fix(?: was)?:"
-    rf"|the (?:problem|issue|bug|error|crash|failure) (?:was|is|came)\b|it turned out\b|turns out\b)",
+    rf"|the (?:problem|issue|bug|error|crash|failure|culprit) (?:was|is|came)\b|it turned out\b|turns out\b"
+    rf"|(?:that|this|it)(?: was|'s| is) (?:the|our) (?:culprit|root cause)\b)",
     re.I,
 )
 # "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed
@@ -72,7 +73,7 @@ _DONE_TO = re.compile(
     re.I,
 )
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
-_CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason)\b", re.I)
+_CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason|culprit)\b", re.I)
 _ADVICE = re.compile(
     r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
     r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
@@ -87,6 +88,16 @@ _FINDING = re.compile(
     r"enabled|disabled|configured|defined|missing|present|installed) (?:in|by|on|for) your\b",
     re.I,
 )
+# A sentence that opens as a finding ("The culprit was ...", "Root cause: ..."), and the words that make it a guess
+_FINDING_LEAD = re.compile(
+    r"^\W{0,3}(?:found|(?:the )?(?:root )?cause|the (?:problem|issue|culprit)|(?:it )?turn(?:s|ed) out)", re.I
+)
+_SUSPECT = re.compile(
+    r"\b(?:probably|likely|perhaps|possibly|maybe|might|may|i suspect|i think|i believe|seems?|appears?|could be)\b",
+    re.I,
+)
+# A verb whose past is its imperative, opening a sentence with no subject: "Set X to 5" is a report only after work
+_BARE_VERB = re.compile(r"^\W{0,3}(?:set|put|split|cut|reset|read|run|hit|let)\s", re.I)
 _PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", re.I)
 _WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
 # A thing of the person's setup: a code span, a path (from /, ~/ or ./), a file with a code or config extension, a
@@ -316,6 +327,8 @@ def agent_outcomes(
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
+        if lead and not worked and _BARE_VERB.match(u):
+            lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
         lead = lead or weaker
         agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u)) and not _HEDGE.search(u)
@@ -336,12 +349,10 @@ def agent_outcomes(
         u, k = with_list(u, units, prose.items, k)
         if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
             continue
-        found = bool(
-            _CAUSE.search(u)
-            or re.match(
-                r"^\W{0,3}(?:found|(?:the )?(?:root )?cause|the (?:problem|issue)|(?:it )?turn(?:s|ed) out)", u, re.I
-            )
-        )
+        opens = _FINDING_LEAD.match(u)
+        if opens and _SUSPECT.search(u):
+            continue  # "The culprit is probably the font cache": a suspicion until something confirms it
+        found = bool(_CAUSE.search(u) or opens)
         found = found or bool(cause)
         score = (0.65 if found or agreed else 0.6) - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0)
         score -= 0.05 if weaker else 0.0  # said as done by its place in a report only: after an outcome said so
@@ -351,3 +362,56 @@ def agent_outcomes(
     # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
     best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:AGENT_PER_TURN]
     return [out[k] for k in sorted(best)]
+
+
+# --- what the two agreed: the agent's proposal the person confirmed ---------------------------------------------
+
+# The person's short reply that the agent's suggestion did it: "that worked", "yep, that was it", "works now!"
+CONFIRMS = re.compile(
+    r"\b(?:that|this|it)(?:'s| is| was) it\b(?!\s+(?:for|from|then|now|today))"  # not "that's it for today"
+    r"|\b(?:that|this|it) (?:finally |also )?(?:worked|works(?: now)?|fixed it|did it|did the trick|solved it)\b"
+    r"|^\W{0,3}(?:\w+\W{1,3}){0,2}(?:works|working) now\b",
+    re.I,
+)
+_NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
+
+
+# The person says they did what the agent advised: "done", "ok, ran it", "installed it", "I added that"
+_FOLLOWED = re.compile(
+    r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yep|yeah|alright|sure)\W{1,3})?(?:(?:all )?done\b|did (?:that|it|this)\b|"
+    r"(?:i(?:'ve| have)? )?(?:just )?(?:ran|run|installed|applied|added|set|changed|updated|tried|pasted|copied)"
+    r" (?:it|that|this|them|those)\b)",
+    re.I,
+)
+
+
+def confirms(reply: str, advised: bool = False) -> bool:
+    """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!"), or, after
+    a turn of advice (``advised``: no tool ran, the agent only told them what to do), that they followed it ("done",
+    "ok, ran it"): after the agent's own work, "done" answers nothing the agent proposed."""
+    if _NEGATED.search(reply):
+        return False
+    return bool(CONFIRMS.search(reply) or (advised and _FOLLOWED.match(reply)))
+
+
+PROPOSED_UNITS = 2  # sentences of the agent's proposal a confirmation carries at most
+PROPOSAL_UNITS = 8  # sentences of prose an agent's turn may have for a confirmation to tell what it confirms
+
+
+def confirmed_proposal(agent: Prose) -> str | None:
+    """What of the agent's turn a person's "that worked" confirms: its first sentences that name a thing of the
+    person's setup (a code span, path, setting) or open as a finding ("The culprit is probably ..."), at most
+    PROPOSED_UNITS, in their order; None when it names nothing (a "that worked" after "Enjoy!" says nothing) or
+    says too much to tell (more than PROPOSAL_UNITS sentences)."""
+    if len(agent.units) > PROPOSAL_UNITS:
+        return None  # a long turn (a report, a tutorial): which of its suggestions worked cannot be told
+    picked: list[str] = []
+    for raw in agent.units:
+        u = straight(clean(raw))
+        if size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u):
+            continue
+        if _CODEISH.search(u) or _FINDING_LEAD.match(u):
+            picked.append(u)
+            if len(picked) >= PROPOSED_UNITS:
+                break
+    return " ".join(picked) or None

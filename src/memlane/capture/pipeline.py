@@ -203,7 +203,9 @@ class Capturer:
         times = [(t.timestamp or now).time() for t in spoken]
         title = _title(spoken)
         fixes = [(c.old, c.new) for c in corrections(spoken)]
-        part = SessionPart(session, title, min(times), max(times), digest(turns, drafted), bullets, fixes)
+        # the digest says what is new too: a rule memory already holds (project rules pasted into every session's
+        # prompt) is not written again as "Remember: ..." in each session's digest
+        part = SessionPart(session, title, min(times), max(times), digest(turns, new), bullets, fixes)
         if not part.bullets and not part.digest and not part.corrections:
             return  # nothing new to say: the day's log is not touched
         rel = f"memory/{day.isoformat()}.md"

@@ -1,0 +1,83 @@
+"""Which of the options an agent listed the person chose: their decision, written with the option's own words.
+
+After an agent's turn that lists options and asks which ("1. Keep a JSON file ... 2. Use SQLite in ..."), the
+person's reply may pick one by its label ("option 2", "B", "the second one") or by its name ("let's use SQLite").
+Either way the value lives in the agent's words, so the bullet carries the option verbatim as what the person
+decided: "User chose option 2: Use SQLite in `~/.cache/opk/cache.db`". The agent's list is never a fact by itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .phrasing import clean, size
+from .prose import Prose
+
+CHOICE_WORDS = 30  # a reply up to this long may name the option it picks among other words
+NAME_WORDS = 5  # an option's name (the words before its ":" or dash) is at most this long
+
+_OPTION = re.compile(
+    r"\b(?:option|choice|plan|approach|number|#)\s*(?P<label>[A-Ha-h1-9])\b|^(?:(?:let'?s|lets|i'?ll) )?"
+    r"(?:(?:go with|do|use|try|pick|take) )?"
+    r"(?P<bare>[A-Ha-h1-9])[).]?$|\bthe (?P<ord>first|second|third|fourth|fifth|last) (?:one|option)\b",
+    re.I,
+)
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
+# A reply that picks: "let's use X", "go with X", "X please", "I prefer X", "X sounds good"
+_PICKS = re.compile(
+    r"\b(?:let'?s|lets|go with|going with|use|pick|take|choose|chose|prefer|want|like|do|try)\b"
+    r"|\b(?:sounds|looks) (?:good|great|best|right)\b|\bplease\b",
+    re.I,
+)
+# An option's name: the words before its ":" or dash ("Next.js — full stack", "**Streamlit**: fast to build")
+_NAME = re.compile(r"^\W{0,3}(?:option\s+\w\W{1,3})?(?P<name>[^:—–(]{1,60}?)\s*(?::|—|–| - |\()")
+# An agent's turn that offers a choice: it asks, or says these are options
+_OFFERS = re.compile(
+    r"\b(?:options?|choices?|alternatives?|approaches|which (?:one|do you|would you)|prefer|pick|choose|either)\b",
+    re.I,
+)
+
+
+def adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
+    """The option of the agent's turn that a short reply picks by its label ("option B", "2", "the second one"):
+    how the bullet names it, and the option's words."""
+    m = _OPTION.search(reply.strip().rstrip(".!"))
+    if m is None:
+        return None
+    options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
+    labelled: dict[str, str] = {}
+    for u in agent.units:
+        lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", clean(u), re.I)
+        if lab:
+            labelled.setdefault(lab.group(1).upper(), clean(u))
+    if m.group("ord"):
+        if not options:
+            return None
+        k = _ORDINALS[m.group("ord").casefold()]
+        return (f"the {m.group('ord').casefold()} option", options[k]) if -len(options) <= k < len(options) else None
+    label = (m.group("label") or m.group("bare")).upper()
+    if label in labelled:
+        return f"option {label}", labelled[label]
+    k = int(label) - 1 if label.isdigit() else ord(label) - ord("A")
+    if 0 <= k < len(options):
+        return f"option {label}", options[k]
+    return None
+
+
+def chosen_by_name(reply: str, agent: Prose) -> tuple[str, str] | None:
+    """The one option of the agent's list whose name a reply picks ("let's use Next.js" after "- Next.js — ...
+    - Remix — ..."), when the agent offered a choice and the reply names no other option; None otherwise."""
+    if size(reply) > CHOICE_WORDS or reply.rstrip().endswith(("?", "？")) or not _PICKS.search(reply):
+        return None
+    if not any(_OFFERS.search(clean(u)) for u in agent.units):
+        return None
+    options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
+    named: list[tuple[str, str]] = []
+    for option in options:
+        m = _NAME.match(option)
+        name = m.group("name").strip(" *_`") if m else ""
+        if not name or size(name) > NAME_WORDS or len(name) < 2:
+            continue
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", reply, re.I):
+            named.append((name, option))
+    return named[0] if len(options) >= 2 and len(named) == 1 else None
