@@ -3,7 +3,7 @@
 ``retain`` parses bullets (dates are read by :mod:`memlane.text.timeparse`), ``entities`` knows entity pages
 and names, ``derive`` turns one file into index rows (called by the sync pipeline), ``graph`` holds the relations
 between entities and their validity (with the git history reader), ``reading`` how supersession reads a fact
-(its frame, values, amounts and days), ``supersede`` what is true now, ``recall`` ranks
+(its frame, values and days; ``numbers`` what its numbers count), ``supersede`` what is true now, ``recall`` ranks
 facts for a question. Everything here is rebuilt from the Markdown; nothing writes to a memory file.
 """
 

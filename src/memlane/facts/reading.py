@@ -1,6 +1,7 @@
 """A dated fact as supersession reads it (:mod:`memlane.facts.supersede`): who it is about, its words with the
 values set aside (the frame), its values, the amounts it states and what each counts, whether it says it changed,
-the days it names and the time of day it was said.
+the days it names and the time of day it was said. What a number counts, and which days of months a text
+names, is :mod:`memlane.facts.numbers`.
 
 Read from a fact's text alone and kept per text (recall reads the same facts again and again). A question is read
 the same way (:func:`question`), to anchor two facts that answer it.
@@ -17,6 +18,17 @@ from functools import cached_property
 
 from ..store import StoredFact
 from ..text.keywords import STOPWORDS
+from .numbers import (
+    COUNT_WORDS,
+    MONTHS,
+    SELF,
+    adverb,
+    amounts_of,
+    event_days,
+    month_days,
+    phrases_of,
+    stem,
+)
 from .retain import PROVENANCE, normalize_name
 
 # Words a speaker uses when a value changed: the later fact of a group is more surely an update.
@@ -37,50 +49,8 @@ _CHOICE = re.compile(
 _DATED = re.compile(r"\s?\(\d{4}-\d\d-\d\d(?:\.\.\d{4}-\d\d-\d\d)?\)")
 # A value: a number with what follows it closely (unit, %, currency), a clock time, a version.
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:[.,:]\d+)*(?:\s?(?:%|[a-zA-Zµ]{1,5}\b))?")
-# A day of a month, or a range of days: "May 20", "May 11-12", "the 6th of June", "6-7 June". A date, not a
-# count: "the May 20 event" counts no events, its 20 is a day. "may" is a month only capitalised ("I may 2x it").
-_MONTH_NAME = (
-    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\b"
-)
-_ORDINAL = r"(?:st|nd|rd|th)?"
-_MONTH_DAY = re.compile(
-    rf"\b(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last>\d{{1,2}}){_ORDINAL})?(?!\d|:\d)"
-    rf"|\b(?P<day2>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last2>\d{{1,2}}){_ORDINAL})?\s+(?:of\s+)?(?P<month2>{_MONTH_NAME})"
-)
 _WORD = re.compile(r"[^\W\d_]+")
-_CURRENCY = re.compile(r"[$€£¥]")  # a sign before an amount: the word before the sign is the word before it
 _OPENING = re.compile(r"@?\[?([^\W\d_][\w-]{0,40})")  # the text's first word (a name, possibly possessive)
-# A number and the word it counts or measures: "10 cards", "1,200 calls", "78%", "250ms", "six people", "level
-# 150", "team of 4". The number is found first; the words beside it are read from the text around it.
-_TOKEN = re.compile(r"[^\W_]+(?:[.,:]\d+)*")
-_LEADING = re.compile(r"(\d++(?:[.,:]\d++)*+)([^\W\d_]{0,5})")  # a whole token: fullmatch
-_AFTER = re.compile(
-    r"\s?(?:(?:new|more|extra|additional|total|other|of|full|different|(?![Jj]uly\s|[Ff]amily\s|[Ii]taly\s)[^\W\d_]{2,20}ly)\s){0,2}(%|[^\W\d_]{1,20})",
-    re.IGNORECASE,
-)
-# Units of measurement: "250ms" answers "what is the response time" without the question naming the unit.
-MEASURES = frozenset("ms kg km mb gb tb kb hz mhz ghz mph kph lb oz ml cm mm fps rpm kw kwh".split())  # noqa: SIM905
-# A bound or an aim before a number: "under 300ms", "aiming for 10 books", "a goal of 12". What someone aims
-# at is another thing than what is ("around 220ms", "finished 11 books"): its unit reads "goal:ms".
-_GOAL = re.compile(
-    r"\b(?:under|below|within|at most|up to|less than|no more than|aim(?:s|ed|ing)?|goals?|targets?|"
-    r"hop(?:e|es|ing) to|plan(?:s|ned|ning)? to|want(?:s|ed)? to|tr(?:y|ies|ying) to|need(?:s|ed)? to)\s+"
-    r"(?:(?:of|for|to|is|at)\s+)?(?:[^\W\d_]+\s+){0,2}[$€£]?$|\bsub-$",
-    re.IGNORECASE,
-)
-# What someone sets out to do with a number: "to gather 15 articles", "decided to dedicate 2 hours", "to save
-# $500". An aim, like a goal; not a name with its number ("upgrade to version 2") nor a bound ("to around 7"),
-# nor what was done ("managed to spot 27 species", "was able to run 5 miles").
-_TO_DO = re.compile(
-    r"(?<!\bmanaged )(?<!\bable )(?<!\bgot )(?<!\bused )(?<!\bstarted )(?<!\bwent )(?<!\bhad )(?<!\bhas )"
-    r"(?<!\bhave )(?<!\bneeded )\bto\s+([a-z]{3,20})\s+[$€£]?$",
-    re.I,
-)
-_NOT_DOING = frozenset(
-    "around roughly nearly almost approximately exactly least most max maximum min minimum version level page step "  # noqa: SIM905
-    "chapter room grade size number zone plan tier stage phase round season episode".split()
-)
 # The day an event happened on, said: "on June 6", "on the 6th of June", "on Friday, June 6", "a session for June
 # 22" (not "by June 6": a deadline or a count as of a day is a value that changes). Not the days capture writes
 # after "on Thursday" or "yesterday": a weekly class moved from Thursday to Friday, a count of times worn said the
@@ -108,8 +78,6 @@ _ONE = re.compile(
 )
 _SPANS = ("second", "minute", "hour", "day", "week", "month", "year")
 _RATE = re.compile(r"(?:\btimes|\bonce|\btwice|\bper|\d)\s*$")  # "3 times a day", "per a week": a rate
-# Units of one measure, each as megabytes: "512MB", then "1GB" is the same setting changed.
-_BYTES = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "tb": 1024.0**2}
 _MONTH_NUMBER = {name: i + 1 for i, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}  # noqa: SIM905
 # The later of two facts says the event itself changed: then another day is the same event moved.
 _MOVED = frozenset(
@@ -128,21 +96,11 @@ _CHANGED_TO = re.compile(
 _DATE = re.compile(r"\b(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)", re.IGNORECASE)
 _HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
 _DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
-_FILLER = frozenset(("of", "to", "at", "is", "was", "by", "reach", "reached", "now"))
-_COUNT_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty fifty hundred dozen".split()  # noqa: SIM905
-)
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
     "million billion dozen half".split()
 )
-MONTHS = frozenset(
-    "january february march april may june july august september october november december "  # noqa: SIM905
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-# The speaker's own words about themselves: "User", "I", "my" name no subject of their own.
-_SELF = frozenset({"user", "i", "me", "my", "mine", "we", "our", "us"})
 
 
 @dataclass(frozen=True)
@@ -185,32 +143,6 @@ class Said:
         return dict(self.qualified)
 
 
-def _stem(word: str) -> str:
-    """A word less a plural's s, cut to its first six letters: "cards" and "card" alike, "projects" and "project",
-    but not "final" and "finalization" (five letters made those one word)."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    return word[:6]
-
-
-@functools.lru_cache(maxsize=8192)
-def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
-    """The days of months a text names, each as where it opens, (start, end) of its numbers and the days ("may
-    11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day). Kept per text:
-    a fact's values, amounts and event days all ask for them."""
-    out = []
-    for m in _MONTH_DAY.finditer(text):
-        month = (m.group("month") or m.group("month2")).lower()[:3]
-        first = int(m.group("day") or m.group("day2"))
-        if not 1 <= first <= 31:
-            continue  # "May 45 people": no day of a month, a number
-        last = int(m.group("last") or m.group("last2") or first)
-        span = (m.start("day"), m.end()) if m.group("day") else (m.start(), m.start("month2"))
-        days = range(first, last + 1) if first <= last <= 31 else range(first, first + 1)
-        out.append((m.start(), *span, tuple(f"{month} {d}" for d in days)))
-    return tuple(out)
-
-
 def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(frame, values) of a fact's text: see :class:`Said`. A day of a month is a value ("may 20"), not a
     number with a unit ("20event" of "the May 20 event"); a stopword after a number is no unit ("20 and")."""
@@ -231,7 +163,7 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     chosen = set()  # what is used or switched to is a value, written as a name or not ("switched to hack")
     verbs = set()  # ... and using it, or switching to it, one frame word: "use" (the choice is the attribute)
     for m in _CHOICE.finditer(content):
-        verbs.add(_stem((m.group("verb") or m.group("switch")).lower()))
+        verbs.add(stem((m.group("verb") or m.group("switch")).lower()))
         for w in _WORD.findall(m.group("what")):
             if w.lower() in STOPWORDS:
                 break
@@ -244,12 +176,12 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
             continue
         if low in _NUMBER_WORDS or low in MONTHS:
             values.add(low)
-        elif low in STOPWORDS or low in _SELF or len(low) < 3:
+        elif low in STOPWORDS or low in SELF or len(low) < 3:
             continue
         elif w[:1].isupper() and i > 0 and not w.isupper():
             values.add(low)  # a name inside the text: "switched to Garmin"
         else:
-            frame.add(_stem(low))
+            frame.add(stem(low))
     if verbs:
         frame = (frame - verbs) | {"use"}
     return frozenset(frame), frozenset(values)
@@ -297,7 +229,7 @@ def plain_unit(unit: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def _stems(content: str) -> frozenset[str]:
     """Every word of ``content``, as stems."""
-    return frozenset(_stem(w.lower()) for w in _WORD.findall(content))
+    return frozenset(stem(w.lower()) for w in _WORD.findall(content))
 
 
 _PIECES = re.compile(r"[^\W\d_]+|\d[\d,.]*|[^\w\s]")  # words, numbers and marks, in order
@@ -316,13 +248,13 @@ def _qualifier(low: str) -> bool:
         low.isalpha()
         and len(low) > 2
         and low not in STOPWORDS
-        and low not in _SELF
+        and low not in SELF
         and low not in MONTHS
         and low not in _NUMBER_WORDS
         and low not in UPDATE_WORDS
         and low not in _GENERIC
         and not low.endswith("ed")
-        and not _adverb(low)
+        and not adverb(low)
     )
 
 
@@ -337,28 +269,28 @@ def qualifiers(content: str, heads: frozenset[str]) -> frozenset[tuple[str, froz
     pieces = [p.lower() for p in _PIECES.findall(content)]
     found: dict[str, set[str]] = {}
     for i, piece in enumerate(pieces):
-        head = _stem(piece)
+        head = stem(piece)
         if head not in heads or not piece.isalpha():
             continue
         words = found.setdefault(head, set())
         j, taken = i - 1, 0
         while j >= 0 and taken < 2 and j >= i - 4:
-            if pieces[j] == "out" or _adverb(pieces[j]):  # "dining out budget", "my monthly budget"
+            if pieces[j] == "out" or adverb(pieces[j]):  # "dining out budget", "my monthly budget"
                 j -= 1
                 continue
             if not _qualifier(pieces[j]):
                 break
-            words.add(_stem(pieces[j]))
+            words.add(stem(pieces[j]))
             taken, j = taken + 1, j - 1
         j = i + 1
-        while j < len(pieces) and j <= i + 2 and _adverb(pieces[j]):
+        while j < len(pieces) and j <= i + 2 and adverb(pieces[j]):
             j += 1  # "2 hours specifically on coin toss"
         if j < len(pieces) and (pieces[j] in _COMPLEMENT or (pieces[j].endswith("ing") and _qualifier(pieces[j]))):
             if pieces[j].endswith("ing"):
-                words.add(_stem(pieces[j]))
+                words.add(stem(pieces[j]))
             j, taken = j + 1, 0
             while j < len(pieces) and taken < 3 and _qualifier(pieces[j]) and not pieces[j].endswith("ing"):
-                words.add(_stem(pieces[j]))
+                words.add(stem(pieces[j]))
                 taken, j = taken + 1, j + 1
     return frozenset((head, frozenset(words - {head})) for head, words in found.items() if words - {head})
 
@@ -425,21 +357,21 @@ def _changes(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str, st
             unit = ""
         else:
             number = m.group("number").lower().replace(",", "")
-            if not (number[0].isdigit() or number in _COUNT_WORDS):
+            if not (number[0].isdigit() or number in COUNT_WORDS):
                 continue
             kind = "money" if m.group("money") else "number"  # "$75" counts money, "75" what follows it
             value, unit = f"{kind}:{number}", m.group("unit")
         counts = list(itertools.takewhile(lambda w: w.lower() not in STOPWORDS, unit.split()))  # "12 problems to"
         named = content[max(0, m.start() - 30) : m.start()].split()[-2:] + m.group("obj").split()
         words = [
-            _stem(low)
+            stem(low)
             for low in (w.lower() for w in named + counts)
-            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in _SELF and low not in MONTHS
+            if low.isalpha() and len(low) > 2 and low not in STOPWORDS and low not in SELF and low not in MONTHS
         ]
         # what the new number counts is the last word it counts ("12 conditional probability problems": problems),
         # so "10 practice sessions" is no earlier count of it, though "practice sessions" were said to change
-        kept = [w.lower() for w in counts if w.isalpha() and w.lower() not in MONTHS and not _adverb(w.lower())]
-        head = _stem(kept[-1]) if kept and value.startswith("number:") else ""
+        kept = [w.lower() for w in counts if w.isalpha() and w.lower() not in MONTHS and not adverb(w.lower())]
+        head = stem(kept[-1]) if kept and value.startswith("number:") else ""
         changed.update((w, value, head) for w in words)
     return frozenset(dates), frozenset(changed)
 
@@ -478,199 +410,22 @@ def _reading(
         month = (on.group("month") or on.group("month2")).lower()
         if month in MONTHS:
             days.add(f"{month[:3]} {int(on.group('day') or on.group('day2'))}")
-    days.update(_event_days(content))
+    days.update(event_days(content))
     who = normalize_name(m.group("who")) if m is not None else ""
     # The subject: the entity the text opens with ("Dana's team has 6 engineers", "Peter lives in Porto"), else
     # the speaker of a captured bullet (what "User uses Garmin now" names is what is said of the speaker), else
     # the entities a bullet written by hand mentions (a stopword such as "@Is" names nothing).
-    norms = [norm for norm, _ in mentions if norm not in STOPWORDS and norm not in _SELF]
+    norms = [norm for norm, _ in mentions if norm not in STOPWORDS and norm not in SELF]
     first = _OPENING.match(content.lstrip())
     opener = normalize_name(first.group(1)) if first else ""
     subjects = frozenset({opener}) if opener in norms else frozenset({who}) if who else frozenset(norms)
     frame, values = _split(content)
-    names = {_stem(n) for n in norms}
+    names = {stem(n) for n in norms}
     frame = frozenset(w for w in frame if w not in names)
     low = content.lower()
     update = any(p in low for p in _UPDATE_PHRASES) or not UPDATE_WORDS.isdisjoint(_WORD.findall(low))
     moved = not _MOVED.isdisjoint(_WORD.findall(low))
     return minute, subjects, frame, values, update, phrases_of(content), frozenset(days), moved
-
-
-# A date used as the name of an event: "the May 20 event", "our June 6 party" (not "the May 20 deadline": a day
-# that is due is a value that changes).
-_NAMING = re.compile(r"\b(?:the|my|our|this|that|his|her|their)\s+$", re.IGNORECASE)
-_DUE = frozenset("deadline due cutoff limit target goal".split())  # noqa: SIM905
-
-
-def _event_days(text: str) -> set[str]:
-    """The days of events a text names other than "on <day>" (``_ON_DAY``): a range of days ("April 6-7",
-    "the May 11-12 weekend": a deadline is one day) and a date naming an event ("the May 20 event")."""
-    out: set[str] = set()
-    for opens, _, end, days in month_days(text) if any(map(str.isdigit, text)) else ():
-        named = _NEXT_WORD.match(text, end)
-        if len(days) > 1 or (
-            named is not None
-            and named.group(1).lower() not in _DUE
-            and named.group(1).lower() not in STOPWORDS
-            and _NAMING.search(text, max(0, opens - 8), opens)
-        ):
-            out.update(days)
-    return out
-
-
-def amounts_of(text: str) -> frozenset[tuple[str, str]]:
-    """The amounts a text states, each as (number, a word of what it counts): the words after the number up to a
-    stopword ("10 cards", "78%", "5th project", "12 conditional probability problems"), else the one or two
-    before it ("level 150", "team of 4", "species count to 32"), as stems; a stopword, a name ("Sprint 3"), a
-    date, a clock time or a version counts nothing."""
-    return frozenset((n, unit) for n, units in phrases_of(text) for unit in units)
-
-
-def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
-    """The amounts a text states, each as (number, the words of what it counts): see :func:`amounts_of`."""
-    out: set[tuple[str, frozenset[str]]] = set()
-    dated = (
-        {i for _, start, end, _ in month_days(text) for i in range(start, end)} if any(map(str.isdigit, text)) else ()
-    )
-    for m in _TOKEN.finditer(text):
-        if m.start() in dated:
-            continue  # a day of a month, or the last day of a range ("the May 11-12 weekend") counts nothing
-        token = m.group()
-        number = _LEADING.fullmatch(token)
-        if (number is None and token.lower() not in _COUNT_WORDS) or (m.start() and text[m.start() - 1] == "."):
-            continue  # not a number, or a version's later part ("v1.2")
-        if number is not None and number.group(1).count(".") > 1:
-            continue  # a version names a release, it counts nothing ("Bootstrap 5.3.0 cards")
-        n = (number.group(1) if number else token).lower().replace(",", "")
-        if ":" in n or text[m.end() : m.end() + 1] == "/" or (m.start() and text[m.start() - 1] == "/"):
-            continue  # a clock time ("9:30 PM"), a score ("3:1") or a fraction ("1/4") counts nothing
-        suffix = number.group(2).lower() if number else ""
-        if len(suffix) == 1 and suffix not in ("k", "m", "b"):
-            continue  # "2x", "3a": a term of a formula or a label, not an amount ("10k", "5m", "2b" are)
-        to_do = _TO_DO.search(text, max(0, m.start() - 30), m.start())
-        aim = to_do is not None and to_do.group(1) not in _NOT_DOING and to_do.group(1) not in STOPWORDS
-        goal = (
-            "goal:" if aim or _GOAL.search(text, max(0, m.start() - 40), m.start()) or _named_aim(text, m.end()) else ""
-        )
-        if m.start() and _CURRENCY.match(text, m.start() - 1):
-            goal += "$:"  # money: "$75 book budget" counts no books ("three books" does)
-        if suffix and suffix not in ("st", "nd", "rd", "th"):
-            value, unit = _measure(n, suffix)
-            out.add((value, frozenset({goal + unit})))  # "250ms", "78kg"
-            continue
-        after = _AFTER.match(text, m.end(), m.end() + 80)
-        if after and after.group(1).lower() in _BYTES:
-            value, unit = _measure(n, after.group(1).lower())
-            out.add((value, frozenset({goal + unit})))  # "1 GB"
-            continue
-        words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
-        if (words and words[-1].lower() in MONTHS) or (after and after.group(1).lower() in MONTHS):
-            continue  # a date ("June 5", "13 May") counts nothing
-        direct = bool(words) and words[-1].lower() not in _FILLER  # nothing between the word and the number
-        while words and words[-1].lower() in _FILLER:
-            words.pop()
-        # the word before, and the one before that: "team of 4", "my total species count to 32"
-        before = [w for w in words[-2:] if w.isalpha() and 2 <= len(w) <= 20]
-        if (
-            not before
-            or before[-1] != words[-1]
-            or before[-1].lower() in STOPWORDS
-            or before[-1][0].isupper()
-            or (direct and before[-1].lower().endswith(("ed", "ing")))
-        ):
-            before = []  # "per day and 78%": the word just before counts nothing, nor does the one before it;
-            # "Sprint 3", "Bootstrap 5": a name with its number is a name; "allocated $4,000", "completed 14
-            # problems", "completing 8 problems": a verb right before the amount says what was done with it, not
-            # what it counts ("my rating is 1450", "spending was 400": a noun, with a word between)
-        counted = _phrase(text, after) if after else []
-        units = frozenset(  # the words before count when none after does: "team of 4"
-            goal + _stem(low)
-            for low in (word.lower() for word in counted or reversed(before))
-            if low == "%" or (low and low not in STOPWORDS and low not in _SELF)
-        )
-        if units:
-            out.add((n, units))
-    return frozenset(out)
-
-
-_NEXT_WORD = re.compile(r" ([^\W\d_]{2,20})\b")
-_AIM_NOUNS = frozenset("sla slas slo slos target targets goal goals".split())  # noqa: SIM905
-
-
-def _named_aim(text: str, end: int) -> bool:
-    """Whether the words right after a number, up to a stopword, end in a name of an aim: "our 300ms response time
-    SLA", "a 200ms target" (what is aimed at, not what was measured)."""
-    for _ in range(5):
-        nxt = _NEXT_WORD.match(text, end)
-        if nxt is None or nxt.group(1).lower() in STOPWORDS:
-            return False
-        if nxt.group(1).lower() in _AIM_NOUNS:
-            return True
-        end = nxt.end()
-    return False
-
-
-# Words in -ly that are no adverb: a number's phrase reads them as what it counts ("4 July tickets", "3 family trips")
-_LY_NOUNS = frozenset("july family italy supply assembly butterfly dragonfly rally ally belly jelly lily reply".split())  # noqa: SIM905
-
-
-def _adverb(low: str) -> bool:
-    """A word in -ly that says how (often): "weekly", "monthly", "roughly"; not "July" or "family"."""
-    return low.endswith("ly") and low not in _LY_NOUNS and low not in STOPWORDS
-
-
-_PHRASE_END = frozenset("across per since until total along toward towards versus via".split())  # noqa: SIM905
-
-
-def _counted_word(low: str) -> bool:
-    """A word a number may count: no stopword, month, pronoun of the speaker's, adverb or word in -ing."""
-    return low.isalpha() and not (
-        low in STOPWORDS or low in MONTHS or low in _SELF or _adverb(low) or low.endswith("ing")
-    )
-
-
-def _phrase(text: str, after: re.Match[str]) -> list[str]:
-    """The words a number counts, read from its first (``after``, see ``_AFTER``) up to three, to the first
-    stopword, month, punctuation or word in -ing: "12 conditional probability problems" counts all three, so it is
-    no count of "10 practice sessions"; "$550 monthly starting ..." counts nothing (-ly words are how often)."""
-    first = after.group(1)
-    low = first.lower()
-    end = after.end()
-    if low.endswith("ing") and low not in STOPWORDS:
-        # "25 supporting documents", "10 remaining tasks": an adjective in -ing before what is counted; "$550
-        # starting September", "8 people including family": a verb after the count, which counts nothing
-        nxt = _NEXT_WORD.match(text, end)
-        if nxt is None or not _counted_word(nxt.group(1).lower()):
-            return []
-        first, end = nxt.group(1), nxt.end()
-        low = first.lower()
-    if low != "%" and (low in STOPWORDS or low in _SELF or _adverb(low) or low.endswith("ing")):
-        return []
-    words = [first]
-    while len(words) < 3 and first != "%":
-        nxt = _NEXT_WORD.match(text, end)
-        if nxt is None:
-            break
-        low = nxt.group(1).lower()
-        end = nxt.end()
-        if _adverb(low):
-            continue  # "10 hours weekly for me": hours
-        if low in _PHRASE_END or low in STOPWORDS or low in MONTHS or low in _SELF or low.endswith("ing"):
-            break
-        words.append(nxt.group(1))
-    return words
-
-
-def _measure(number: str, unit: str) -> tuple[str, str]:
-    """A number with a unit of measurement attached, as (number, unit): sizes in megabytes, so "512MB" and "1GB"
-    are one measure ("0.5GB" and "512MB" one value), the rest as written ("250ms", "78kg")."""
-    scale = _BYTES.get(unit)
-    if scale is None:
-        return number, _stem(unit)
-    try:
-        return f"{float(number.replace(',', '')) * scale:g}", "mb"
-    except ValueError:
-        return number, "mb"
 
 
 def question(query: str) -> Said:

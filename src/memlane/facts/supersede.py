@@ -22,7 +22,7 @@ from typing import Any
 
 from ..search.ranking import SearchResult, make_snippet
 from ..store import FactIndex, StoredFact
-from . import reading
+from . import numbers, reading
 from .reading import Said, question, read_fact
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
@@ -115,7 +115,7 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         # ("12 hours of overtime in February", then half an hour later "got it down to just 4 hours")
         alike = close(a, b) or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)
         if alike and (
-            (counted and len(anchor) >= ANCHOR - said_changed) or (apart & reading.MEASURES and len(anchor) >= ANCHOR)
+            (counted and len(anchor) >= ANCHOR - said_changed) or (apart & numbers.MEASURES and len(anchor) >= ANCHOR)
         ):
             return True
         if _changed_from(earlier, later, wanted):
@@ -134,7 +134,7 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     differ = _counted_apart(a, b)
     if asked is not None:  # a count of what the question asks about, or a measure: "3 card draws" in an hour
         # count, then "two cards" in a formula question, are no answer to "have I practiced probability problems"
-        named = asked.frame | asked.values | reading.MEASURES | {"%"}
+        named = asked.frame | asked.values | numbers.MEASURES | {"%"}
         differ = frozenset(u for u in differ if reading.plain_unit(u) in named)
     if not (update or differ):
         return False
@@ -172,7 +172,7 @@ def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
         if not before or new in before:
             continue
         shared = (earlier.frame | earlier.values) & (later.frame | later.values) & wanted
-        if len(shared - {word} - reading.UPDATE_WORDS - reading.MONTHS) >= ANCHOR:
+        if len(shared - {word} - reading.UPDATE_WORDS - numbers.MONTHS) >= ANCHOR:
             return True
     return False
 
@@ -182,7 +182,7 @@ def _asked_in_both(a: Said, b: Said, asked: Said) -> frozenset[str]:
     return (
         (a.frame | a.values)
         & (b.frame | b.values)
-        & (asked.frame | asked.values) - reading.UPDATE_WORDS - reading.MONTHS
+        & (asked.frame | asked.values) - reading.UPDATE_WORDS - numbers.MONTHS
     )
 
 
