@@ -1,11 +1,15 @@
 """A person's sentence that stands for something the sentence before named ("four different ones") is written
-with that sentence, once."""
+with that sentence, once; an agent's outcome that restates a kept one is told by an index of their words."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from memlane.capture.digest import draft_turns
+from memlane.capture.draft import NEAR_SAME, _Reports
 from memlane.capture.turns import Turn
 
 DAY = dt.date(2026, 6, 2)
@@ -41,3 +45,24 @@ def test_ones_bound_in_its_own_sentence_or_loved_ones_take_nothing_before() -> N
     )
     assert not any("Lisbon" in t and "records" in t for t in texts), texts
     assert not any("bike" in t and "loved ones" in t for t in texts), texts
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.frozensets(st.sampled_from("abcdefghij"), min_size=0, max_size=9),
+            st.frozensets(st.sampled_from("12345"), max_size=2),
+        ),
+        max_size=30,
+    )
+)
+def test_the_indexed_restatement_check_answers_as_comparing_with_every_kept_outcome(
+    outcomes: list[tuple[frozenset[str], frozenset[str]]],
+) -> None:
+    reports, kept = _Reports(), []
+    for words, values in outcomes:
+        brute = len(words) >= 4 and any(len(words & w) >= NEAR_SAME * len(words) and values <= v for w, v in kept)
+        assert reports.restates(words, values) == brute
+        if not brute:
+            reports.add(words, values)
+            kept.append((words, values))

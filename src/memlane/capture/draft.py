@@ -320,7 +320,7 @@ def draft_candidates(
     keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
-    reported: list[tuple[frozenset[str], frozenset[str]]] = []  # the agent's outcomes kept: words, values
+    reported = _Reports()  # the agent's outcomes kept
     for k in keep:
         c = cands[k]
         c.text = cut(c.text)
@@ -329,9 +329,9 @@ def draft_candidates(
             continue
         if c.speaker == "assistant":
             words, values = _gist(c.text)
-            if any(_restates(words, values, w, v) for w, v in reported):
+            if reported.restates(words, values):
                 continue  # "Done — added a Filaments tab ..." after "Added a Filaments tab ...": one report twice
-            reported.append((words, values))
+            reported.add(words, values)
         seen.add(norm)
         ranked.append(k)
         if len(ranked) >= limit:
@@ -384,10 +384,30 @@ def _gist(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(words), frozenset(values)
 
 
-def _restates(words: frozenset[str], values: frozenset[str], kept: frozenset[str], kept_values: frozenset[str]) -> bool:
-    """Says nothing a kept outcome does not: NEAR_SAME of its content words (at least 4) are the kept one's, and
-    every value it names too (a changed value is never a restatement)."""
-    return len(words) >= 4 and len(words & kept) >= NEAR_SAME * len(words) and values <= kept_values
+class _Reports:
+    """The agent's outcomes kept so far, by their content words, to tell a restatement without comparing each new
+    outcome with every kept one (a long agentic batch keeps thousands)."""
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[frozenset[str], frozenset[str]]] = []  # words, values
+        self.having: dict[str, list[int]] = {}  # a word -> the kept outcomes holding it
+
+    def restates(self, words: frozenset[str], values: frozenset[str]) -> bool:
+        """Says nothing a kept outcome does not: NEAR_SAME of its content words (at least 4) are the kept one's,
+        and every value it names too (a changed value is never a restatement). An outcome holding that many of
+        the words holds at least one of any ``len(words) - need + 1`` of them: only the kept outcomes that hold
+        one of its rarest words are compared."""
+        if len(words) < 4:
+            return False
+        need = math.ceil(NEAR_SAME * len(words))
+        rare = sorted(words, key=lambda w: (len(self.having.get(w, ())), w))[: len(words) - need + 1]
+        seen = {k for w in rare for k in self.having.get(w, ())}
+        return any(len(words & self.kept[k][0]) >= need and values <= self.kept[k][1] for k in seen)
+
+    def add(self, words: frozenset[str], values: frozenset[str]) -> None:
+        for w in words:
+            self.having.setdefault(w, []).append(len(self.kept))
+        self.kept.append((words, values))
 
 
 def _person(
