@@ -11,11 +11,23 @@ import re
 from ..text.keywords import STOPWORDS
 
 # A day of a month, or a range of days: "May 20", "May 11-12", "the 6th of June", "6-7 June". A date, not a
-# count: "the May 20 event" counts no events, its 20 is a day. "may" is a month only capitalised ("I may 2x it").
-_MONTH_NAME = (
-    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\b"
+# count: "the May 20 event" counts no events, its 20 is a day. A month is one only capitalised or in capitals
+# ("I may 2x it", "I will march 20 miles" and a lower-case "jan 3" name none: review 7, L3).
+_MONTHS_WRITTEN = (
+    "Jan(?:uary)?",
+    "Feb(?:ruary)?",
+    "Mar(?:ch)?",
+    "Apr(?:il)?",
+    "May",
+    "June?",
+    "July?",
+    "Aug(?:ust)?",
+    "Sep(?:t(?:ember)?)?",
+    "Oct(?:ober)?",
+    "Nov(?:ember)?",
+    "Dec(?:ember)?",
 )
+_MONTH_NAME = "(?:" + "|".join(f"{m}|{m.upper()}" for m in _MONTHS_WRITTEN) + r")\b"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(
     rf"\b(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}}){_ORDINAL}(?:\s*[-–]\s*(?P<last>\d{{1,2}}){_ORDINAL})?(?!\d|:\d)"
@@ -92,24 +104,18 @@ def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-# A date used as the name of an event: "the May 20 event", "our June 6 party" (not "the May 20 deadline": a day
-# that is due is a value that changes).
-_NAMING = re.compile(r"\b(?:the|my|our|this|that|his|her|their)\s+$", re.IGNORECASE)
-_DUE = frozenset("deadline due cutoff limit target goal".split())  # noqa: SIM905
+def _month(word: str) -> bool:
+    """A month's name, written as one: capitalised or in capitals ("June", "JUNE"; not "march" or "may")."""
+    return word[:1].isupper() and word.lower() in MONTHS
 
 
 def event_days(text: str) -> set[str]:
-    """The days of events a text names other than "on <day>" (``_ON_DAY``): a range of days ("April 6-7",
-    "the May 11-12 weekend": a deadline is one day) and a date naming an event ("the May 20 event")."""
+    """The days of events a text names other than "on <day>" (``_ON_DAY``): a range of days ("April 6-7", "the May
+    11-12 weekend"). One day named before an event ("the June 6 wedding") is not read as its day: "our wedding is
+    now on June 13" moves it (review 7, M7), and no dev pair needed it."""
     out: set[str] = set()
-    for opens, _, end, days in month_days(text) if any(map(str.isdigit, text)) else ():
-        named = _NEXT_WORD.match(text, end)
-        if len(days) > 1 or (
-            named is not None
-            and named.group(1).lower() not in _DUE
-            and named.group(1).lower() not in STOPWORDS
-            and _NAMING.search(text, max(0, opens - 8), opens)
-        ):
+    for _, _, _, days in month_days(text) if any(map(str.isdigit, text)) else ():
+        if len(days) > 1:
             out.update(days)
     return out
 
@@ -160,7 +166,7 @@ def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
             out.add((value, frozenset({goal + unit})))  # "1 GB"
             continue
         words = _CURRENCY.sub(" ", text[max(0, m.start() - 60) : m.start()]).split()  # "budget to $450"
-        if (words and words[-1].lower() in MONTHS) or (after and after.group(1).lower() in MONTHS):
+        if (words and _month(words[-1])) or (after and _month(after.group(1))):
             continue  # a date ("June 5", "13 May") counts nothing
         direct = bool(words) and words[-1].lower() not in _FILLER  # nothing between the word and the number
         while words and words[-1].lower() in _FILLER:

@@ -65,7 +65,7 @@ _ON_DAY = re.compile(
 # A month said as what a measure is of counts too: "my (increased) January book budget", "the April-June budget".
 _IN_MONTHS = re.compile(
     r"\b(?:(?:in|during|across|throughout|over|for)\s+(?:the\s+month\s+of\s+)?|"
-    r"(?:my|our|the|this|that|his|her|their)\s+(?:[a-z]{2,15}ed\s+)?(?=[A-Z][a-z]{2,8}(?:\s*[-–]\s*[A-Z][a-z]{2,8})?\s+[a-z]))"
+    r"(?i:my|our|the|this|that|his|her|their)\s+(?:[a-z]{2,15}ed\s+)?(?=[A-Z][a-z]{2,8}(?:\s*[-–]\s*[A-Z][a-z]{2,8})?\s+[a-z]))"
     r"(?P<first>[A-Z][a-z]{2,8})\b"
     r"(?:\s*(?:and|to|through|-|–|&)\s*(?P<last>[A-Z][a-z]{2,8})\b)?(?!\s*\d{1,2}(?!\d))"
 )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..search.ranking import SearchResult, make_snippet
+from ..search.ranking import SearchResult, make_snippet, snippet_terms
 from ..store import FactIndex, StoredFact
 from . import numbers, reading
 from .reading import Said, question, read_fact
@@ -394,12 +394,13 @@ def current_first(
     if lines_of is not None and not past:
         cut: list[SearchResult] = []
         held: list[list[StoredFact]] = []
+        terms = snippet_terms(query)
         for r, there in zip(results, passages, strict=True):
             for first, last in split(r.start_line, r.end_line, there, found):
                 piece = r
                 if (first, last) != (r.start_line, r.end_line):
                     text = "\n".join(lines_of(r.path, first, last))
-                    piece = replace(r, start_line=first, end_line=last, snippet=make_snippet(text, []))
+                    piece = replace(r, start_line=first, end_line=last, snippet=make_snippet(text, terms))
                 cut.append(piece)
                 held.append([f for f in there if first <= f.start_line <= last])
         results, passages = cut, held

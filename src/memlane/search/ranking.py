@@ -154,7 +154,7 @@ def rank(
     if hybrid.mmr.enabled and len(ranked) > 1:
         ranked = _mmr(ranked, vectors if use_vector else None, store, hybrid.mmr.lambda_, len(ranked))
 
-    terms = [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
+    terms = snippet_terms(query)
     results: list[SearchResult] = []
     for c in ranked:
         row = rows_by_seq.get(c.seq)
@@ -461,6 +461,11 @@ def _result(
         vector_score=c.vector if use_vector else None,
         text_score=c.text if use_text else None,
     )
+
+
+def snippet_terms(query: str) -> list[str]:
+    """The words of ``query`` a snippet is centred on: its terms less stopwords (all of them when only stopwords)."""
+    return [t for t in query_terms(query) if t not in STOPWORDS] or query_terms(query)
 
 
 def make_snippet(text: str, terms: list[str], limit: int = SNIPPET_MAX_CHARS) -> str:
