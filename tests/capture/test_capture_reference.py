@@ -66,3 +66,14 @@ def test_the_indexed_restatement_check_answers_as_comparing_with_every_kept_outc
         if not brute:
             reports.add(words, values)
             kept.append((words, values))
+
+
+def test_a_sentence_merged_into_the_one_before_keeps_every_sentence_an_earlier_merge_held() -> None:
+    texts = _texts(
+        "I bought a Garmin Forerunner 265 in March for my marathon training. I sold my old one to Priya. "
+        "The new one tracks sleep too.",
+        "I ordered a Brompton folding bike in April for the commute. I gave my old one to my nephew. "
+        "The new one fits under my desk.",
+    )
+    for said in ("Garmin Forerunner 265", "old one to Priya", "tracks sleep", "Brompton", "my nephew", "under my desk"):
+        assert any(said in t for t in texts), (said, texts)
