@@ -12,6 +12,7 @@ rank against the person's words in the batch's budget is :mod:`memlane.capture.d
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -178,18 +179,24 @@ class OutsideText:
 
     def __init__(self, turns: Sequence[Turn]) -> None:
         self.runs: set[tuple[str, ...]] = set()
-        self.words: list[tuple[int, frozenset[str]]] = []
+        self.words: list[tuple[int, frozenset[str]]] = []  # a tool turn's number and its words, in their order
+        self.having: dict[str, list[int]] = {}  # a word -> the tool turns (their place in ``words``) holding it
         for i, t in enumerate(turns):
             if t.role != "tool":
                 continue
             toks = re.findall(r"\w+", t.content.casefold())
             for k in range(len(toks) - SHARED_RUN + 1):
                 self.runs.add(tuple(toks[k : k + SHARED_RUN]))
-            self.words.append((i, frozenset(toks)))
+            words = frozenset(toks)
+            for w in words:
+                self.having.setdefault(w, []).append(len(self.words))
+            self.words.append((i, words))
 
     def restates(self, sentence: str, before: int, share: float = SHARED_SHARE, least: int = 5) -> bool:
         """Whether ``sentence`` (of turn ``before``) shares a run of SHARED_RUN words with a tool turn, or ``share``
-        of its content words (at least ``least``) with one tool turn before it."""
+        of its content words (at least ``least``) with one tool turn before it. A tool turn holding that many of
+        them holds one of any ``len(content) - need + 1`` of them: only the tool turns that hold one of its rarest
+        words are compared (a long agentic batch has thousands of tool turns)."""
         if not self.words:
             return False
         toks = re.findall(r"\w+", sentence.casefold())
@@ -198,7 +205,12 @@ class OutsideText:
         content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
         if len(content) < least:
             return False
-        return any(i < before and len(content & words) >= share * len(content) for i, words in self.words)
+        need = math.ceil(share * len(content))
+        if need <= 0:
+            return self.words[0][0] < before
+        rare = sorted(content, key=lambda w: (len(self.having.get(w, ())), w))[: len(content) - need + 1]
+        seen = {k for w in rare for k in self.having.get(w, ())}
+        return any(self.words[k][0] < before and len(content & self.words[k][1]) >= need for k in seen)
 
 
 # A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
