@@ -824,3 +824,79 @@ def test_the_month_may_is_no_hedge_in_a_finding() -> None:
         _t("assistant", "The culprit may be the cleanup job that truncated the `reports_daily` table.", 2),
     ]
     assert not any(d.role == "found" for d in _drafts(guess)), _drafts(guess)
+
+
+def test_review7_reproductions_write_no_confirmation_choice_or_loss() -> None:
+    """The reviewer's cases (review 7), verbatim: each must not give what the review found."""
+    offer = (
+        "Here are the top results from the search:\n\n- **Hotel Aurora** — $120/night, rated 4.5, free cancellation\n"
+        "- **Hotel Borealis** — $95/night, rated 3.9\n\nWhich do you prefer?"
+    )
+    hotel = [
+        _t("user", "find me a hotel in Oslo", 0),
+        _t("tool", "Hotel Aurora — $120/night, rated 4.5, free cancellation. Hotel Borealis — $95/night, rated 3.9", 1),
+        _t("assistant", offer, 2),
+        _t("user", "let's do Hotel Aurora", 3),
+    ]
+    assert not any("$120" in t for t in _texts(hotel)), _texts(hotel)
+    page = (
+        "To fix the timeout, set `retries = 5` in `client.toml`. The maintainers recommend restarting the worker after."
+    )
+    docs = [
+        _t("user", "it keeps timing out, check the docs", 0),
+        _t("tool", page, 1),
+        _t("assistant", "According to the docs, set `retries = 5` in `client.toml` to fix the timeout.", 2),
+        _t("user", "that worked!", 3),
+    ]
+    assert not any("retries = 5" in t for t in _texts(docs)), _texts(docs)
+    two = (
+        "Two approaches:\n\n1. Keep a JSON file next to the binary\n2. Use SQLite in `~/.cache/app/cache.db`\n\n"
+        "Which one?"
+    )
+    for reply in (
+        "Not sure yet. My daughter is number 2 in her class and I need to pick her up now, we'll decide tomorrow.",
+        "Neither option 1 nor option 2 works for me, we need a server database.",
+        "Option 2 is a bad idea since the cache gets wiped; what else is there",
+    ):
+        texts = _texts([_t("user", "where?", 0), _t("assistant", two, 1), _t("user", reply, 2)])
+        assert not any("chose" in t for t in texts), (reply, texts)
+    tip = "Set `session_ttl = 3600` in `auth.toml`."
+    for reply in (
+        "it worked before the update, now it crashes on login",
+        "that worked but now the signup page is broken again",
+    ):
+        texts = _texts([_t("user", "the login fails", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
+        assert not any("confirmed" in t for t in texts), (reply, texts)
+    clear = [
+        _t("user", "how do I clear it", 0),
+        _t("assistant", "Run `rm -rf ~/.cache/pip` to clear the pip cache.", 1),
+    ]
+    assert not any("confirmed" in t for t in _texts([*clear, _t("user", "that's it?", 2)]))
+    for rule in (
+        "Never merge a pull request that has not been reviewed yet.",
+        "Don't deploy to production while CI has not finished yet.",
+    ):
+        assert any(d.role == "remember" for d in _drafts([_t("user", rule, 0)])), rule
+    report = (
+        "Done:\n\n- README.md: updated the usage\n- Makefile: added a test target\n\n"
+        "Let me know if you prefer a different layout."
+    )
+    texts = _texts(
+        [
+            _t("user", "docs", 0),
+            _t("tool", "ok", 1),
+            _t("assistant", report, 2),
+            _t("user", "please also add a license section to README.md", 3),
+        ]
+    )
+    assert not any("chose" in t for t in texts) and any("license section" in t for t in texts), texts
+    reorder = (
+        "Reorder the lists in the settings page by date. Do not change the contents. I prefer the old ones anyway."
+    )
+    assert any("Reorder the lists" in t for t in _texts([_t("user", reorder, 0)]))
+
+
+def test_a_list_of_options_with_the_request_to_pick_after_it_is_an_offer() -> None:
+    offer = "- **Redis** — in memory, fast\n- **SQLite** — a single file\n\nLet me know which you prefer."
+    texts = _texts([_t("user", "which cache?", 0), _t("assistant", offer, 1), _t("user", "let's use SQLite", 2)])
+    assert any(t.startswith("User chose SQLite") for t in texts), texts

@@ -54,15 +54,21 @@ _OFFERS = re.compile(
 )
 
 
+_WHICH = re.compile(r"\b(?:which|either|choose|pick)\b", re.I)  # "Let me know which you prefer."
+
+
 def offers(agent: Prose) -> bool:
     """Whether the agent's turn offers its list as a choice: a question about it ("Which do you prefer?"), or a
-    sentence before the list that says these are options; never a report of work done ("Done: - README.md: ...
-    Let me know if you prefer a different layout")."""
+    sentence before the list that says these are options, or one after it that asks to pick ("Let me know which
+    you prefer"); never a report of work done ("Done: - README.md: ..."), nor "Let me know if you prefer a
+    different layout" after a list of what was done."""
     units = [clean(u) for u in agent.units]
     if not units or opens_report(units[0]):
         return False
     first = next((k for k, item in enumerate(agent.items) if item), len(units))
-    return any(_OFFERS.search(u) and (k < first or u.endswith(("?", "？"))) for k, u in enumerate(units))
+    return any(
+        _OFFERS.search(u) and (k < first or u.endswith(("?", "？")) or _WHICH.search(u)) for k, u in enumerate(units)
+    )
 
 
 def _declined(reply: str, at: int) -> bool:
