@@ -10,7 +10,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memlane.capture.digest import draft_turns
+from memlane.capture.digest import digest, draft_turns
 from memlane.capture.draft import Drafted
 from memlane.capture.phrasing import straight
 from memlane.capture.prose import read_prose
@@ -670,3 +670,233 @@ def test_set_with_no_tool_run_is_advice_and_after_work_a_report() -> None:
         _t("assistant", "Set `retries = 5` in `client.toml` so the worker keeps trying.", 2),
     ]
     assert any(d.speaker == "assistant" and "retries = 5" in d.draft.content for d in _drafts(work)), _drafts(work)
+
+
+# --- review 7: the person's confirmations and choices never carry outside text; a rejection is no choice ----------
+
+
+def test_a_confirmation_never_carries_an_agent_sentence_that_restates_a_tool_result() -> None:
+    page = "To stop the upload stalls, set `chunk_size = 64` in `sync.yaml`. Restart the daemon afterwards."
+    turns = [
+        _t("user", "uploads stall, look it up", 0),
+        _t("tool", page, 1),
+        _t("assistant", "The manual says to set `chunk_size = 64` in `sync.yaml` to stop the upload stalls.", 2),
+        _t("user", "that worked!", 3),
+    ]
+    assert not any(d.speaker == "User" for d in _drafts(turns)), _drafts(turns)  # the page's words, not theirs
+    read = [
+        _t("user", "why does the deploy fail", 0),
+        _t("tool", "# deploy.env\nREGISTRY_TOKEN_HINT = tulip42\nMAX_WORKERS = 3\n", 1),
+        _t("assistant", "Your file sets `REGISTRY_TOKEN_HINT = tulip42` and `MAX_WORKERS = 3` in `deploy.env`.", 2),
+        _t("user", "yep, that was it", 3),
+    ]
+    assert not any("tulip42" in t for t in _texts(read)), _texts(read)
+    own = [  # the same exchange with no tool read: the agent's own suggestion is what the two agreed
+        _t("user", "uploads stall", 0),
+        _t("assistant", "Set `chunk_size = 64` in `sync.yaml` to stop the upload stalls.", 1),
+        _t("user", "that worked!", 2),
+    ]
+    assert any(t.startswith("User confirmed") and "chunk_size = 64" in t for t in _texts(own)), _texts(own)
+
+
+def test_a_choice_among_options_read_from_a_tool_result_names_the_option_only() -> None:
+    found = "Riverside Inn - $140/night, rated 4.7, breakfast included. Harbour Lodge - $88/night, rated 3.6"
+    offer = (
+        "Here is what the search found:\n\n- **Riverside Inn** — $140/night, rated 4.7, breakfast included\n"
+        "- **Harbour Lodge** — $88/night, rated 3.6\n\nWhich one should I book?"
+    )
+    for reply, name in (("let's take Riverside Inn", "Riverside Inn"), ("the first one", "the first option")):
+        turns = [_t("user", "find a hotel in Bergen", 0), _t("tool", found, 1), _t("assistant", offer, 2)]
+        texts = _texts([*turns, _t("user", reply, 3)])
+        assert f"User chose {name}" in texts, (reply, texts)
+        assert not any("$140" in t or "4.7" in t for t in texts), (reply, texts)
+
+
+def test_a_rejected_or_merely_mentioned_option_is_no_choice() -> None:
+    frameworks = (
+        "A few options:\n\n- **Flask** — small and familiar\n- **Django** — batteries included\n\nWhich do you prefer?"
+    )
+    stores = "Two approaches:\n\n1. Keep a CSV file per day\n2. Use Postgres on the shared host\n\nWhich one?"
+    cases = [
+        (frameworks, "I don't want Django, it is far too big for this"),
+        (frameworks, "let's not use Flask"),
+        (stores, "Neither option 1 nor option 2 suits us, we need something hosted."),
+        (stores, "Option 2 is a bad idea since the host is shared; what else is there"),
+        (stores, "Wait a moment. I plan a move to Leeds in spring with Noor, so we will settle this later."),
+        (stores, "No idea yet. My son came number 2 in the chess club and I must fetch him, we decide tomorrow."),
+        # the reviewer's reproductions (review 7, H3/H4)
+        (
+            "A few options:\n\n- **Streamlit** — fastest to build\n- **Next.js** — full control\n\n"
+            "Which do you prefer?",
+            "I don't want Next.js, it is too heavy for this",
+        ),
+        (
+            "Two approaches:\n\n1. Keep a JSON file next to the binary\n2. Use SQLite in `~/.cache/app/cache.db`\n\n"
+            "Which one?",
+            "Hmm, hold on. I plan a trip to Rome next week with Marta, so let us finish this later on.",
+        ),
+    ]
+    for offer, reply in cases:
+        texts = _texts([_t("user", "what now?", 0), _t("assistant", offer, 1), _t("user", reply, 2)])
+        assert not any("chose" in t for t in texts), (reply, texts)
+    picked = _texts(
+        [
+            _t("user", "what now?", 0),
+            _t("assistant", stores, 1),
+            _t("user", "We will go with option 2, and the nightly dumps stay on the old backup disk.", 2),
+        ]
+    )
+    assert any("chose option 2" in t and "Postgres" in t for t in picked), picked  # an explicit pick still counts
+
+
+def test_a_report_that_asks_for_preferences_offers_no_options_and_the_request_is_kept() -> None:
+    report = (
+        "Done:\n\n- CHANGELOG.md: added the 2.1 entry\n- setup.cfg: bumped the version\n\n"
+        "Tell me if you prefer another format."
+    )
+    texts = _texts(
+        [
+            _t("user", "release prep", 0),
+            _t("tool", "ok", 1),
+            _t("assistant", report, 2),
+            _t("user", "please also tag the release in CHANGELOG.md", 3),
+        ]
+    )
+    assert not any("chose" in t for t in texts), texts
+    assert any("tag the release" in t for t in texts), texts
+
+
+def test_a_problem_report_or_a_question_confirms_nothing_and_the_rest_of_a_confirmation_is_kept() -> None:
+    tip = "Set `pool_size = 20` in `db.toml`."
+    for reply in (
+        "it worked until the upgrade, now it times out again",
+        "that worked but the export is broken now",
+        "that's it?",
+    ):
+        texts = _texts([_t("user", "the db chokes", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
+        assert not any("confirmed" in t for t in texts), (reply, texts)
+    texts = _texts(
+        [_t("user", "the db chokes", 0), _t("assistant", tip, 1), _t("user", "that worked! We run Postgres 16.", 2)]
+    )
+    assert any("confirmed" in t and "pool_size = 20" in t for t in texts), texts
+    assert any("Postgres 16" in t and "confirmed" not in t for t in texts), texts  # the rest of the turn
+
+
+def test_done_after_advice_carries_what_the_person_did_not_the_agents_diagnosis() -> None:
+    tip = "Your editor reads `.editorconfig` before the workspace file. Delete `indent_size = 8` from `.editorconfig`."
+    drafts = _drafts([_t("user", "tabs look huge", 0), _t("assistant", tip, 1), _t("user", "ok, done", 2)])
+    person = [d.draft.content for d in drafts if d.speaker == "User"]
+    assert any("Delete `indent_size = 8`" in t for t in person), drafts
+    assert not any("reads `.editorconfig` before" in t for t in person), drafts
+
+
+def test_the_digest_line_of_a_confirmation_says_what_was_confirmed() -> None:
+    turns = [
+        _t("user", "the build is slow", 0),
+        _t("assistant", "Set `jobs = 8` in `build.ini` and rerun it.", 1),
+        _t("user", "yes that did it", 2),
+    ]
+    lines = digest(turns, _drafts(turns))
+    assert any(line.startswith("Decided:") and "jobs = 8" in line for line in lines), lines
+
+
+def test_a_standing_rule_with_a_condition_in_yet_is_kept_and_an_order_for_now_is_not() -> None:
+    texts = _texts(
+        [
+            _t("user", "Never release a build that has not been signed yet.", 0),
+            _t("user", "Don't rename any modules yet.", 1),
+        ]
+    )
+    assert any("has not been signed yet" in t for t in texts), texts
+    assert not any("rename any modules" in t for t in texts), texts
+
+
+def test_the_month_may_is_no_hedge_in_a_finding() -> None:
+    work = [
+        _t("user", "why are the reports empty", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "The culprit was the May 14 cleanup job that truncated the `reports_daily` table.", 2),
+    ]
+    assert any(d.role == "found" and "May 14" in d.draft.content for d in _drafts(work)), _drafts(work)
+    guess = [
+        _t("user", "why are the reports empty", 0),
+        _t("tool", "ok", 1),
+        _t("assistant", "The culprit may be the cleanup job that truncated the `reports_daily` table.", 2),
+    ]
+    assert not any(d.role == "found" for d in _drafts(guess)), _drafts(guess)
+
+
+def test_review7_reproductions_write_no_confirmation_choice_or_loss() -> None:
+    """The reviewer's cases (review 7), verbatim: each must not give what the review found."""
+    offer = (
+        "Here are the top results from the search:\n\n- **Hotel Aurora** — $120/night, rated 4.5, free cancellation\n"
+        "- **Hotel Borealis** — $95/night, rated 3.9\n\nWhich do you prefer?"
+    )
+    hotel = [
+        _t("user", "find me a hotel in Oslo", 0),
+        _t("tool", "Hotel Aurora — $120/night, rated 4.5, free cancellation. Hotel Borealis — $95/night, rated 3.9", 1),
+        _t("assistant", offer, 2),
+        _t("user", "let's do Hotel Aurora", 3),
+    ]
+    assert not any("$120" in t for t in _texts(hotel)), _texts(hotel)
+    page = (
+        "To fix the timeout, set `retries = 5` in `client.toml`. The maintainers recommend restarting the worker after."
+    )
+    docs = [
+        _t("user", "it keeps timing out, check the docs", 0),
+        _t("tool", page, 1),
+        _t("assistant", "According to the docs, set `retries = 5` in `client.toml` to fix the timeout.", 2),
+        _t("user", "that worked!", 3),
+    ]
+    assert not any("retries = 5" in t for t in _texts(docs)), _texts(docs)
+    two = (
+        "Two approaches:\n\n1. Keep a JSON file next to the binary\n2. Use SQLite in `~/.cache/app/cache.db`\n\n"
+        "Which one?"
+    )
+    for reply in (
+        "Not sure yet. My daughter is number 2 in her class and I need to pick her up now, we'll decide tomorrow.",
+        "Neither option 1 nor option 2 works for me, we need a server database.",
+        "Option 2 is a bad idea since the cache gets wiped; what else is there",
+    ):
+        texts = _texts([_t("user", "where?", 0), _t("assistant", two, 1), _t("user", reply, 2)])
+        assert not any("chose" in t for t in texts), (reply, texts)
+    tip = "Set `session_ttl = 3600` in `auth.toml`."
+    for reply in (
+        "it worked before the update, now it crashes on login",
+        "that worked but now the signup page is broken again",
+    ):
+        texts = _texts([_t("user", "the login fails", 0), _t("assistant", tip, 1), _t("user", reply, 2)])
+        assert not any("confirmed" in t for t in texts), (reply, texts)
+    clear = [
+        _t("user", "how do I clear it", 0),
+        _t("assistant", "Run `rm -rf ~/.cache/pip` to clear the pip cache.", 1),
+    ]
+    assert not any("confirmed" in t for t in _texts([*clear, _t("user", "that's it?", 2)]))
+    for rule in (
+        "Never merge a pull request that has not been reviewed yet.",
+        "Don't deploy to production while CI has not finished yet.",
+    ):
+        assert any(d.role == "remember" for d in _drafts([_t("user", rule, 0)])), rule
+    report = (
+        "Done:\n\n- README.md: updated the usage\n- Makefile: added a test target\n\n"
+        "Let me know if you prefer a different layout."
+    )
+    texts = _texts(
+        [
+            _t("user", "docs", 0),
+            _t("tool", "ok", 1),
+            _t("assistant", report, 2),
+            _t("user", "please also add a license section to README.md", 3),
+        ]
+    )
+    assert not any("chose" in t for t in texts) and any("license section" in t for t in texts), texts
+    reorder = (
+        "Reorder the lists in the settings page by date. Do not change the contents. I prefer the old ones anyway."
+    )
+    assert any("Reorder the lists" in t for t in _texts([_t("user", reorder, 0)]))
+
+
+def test_a_list_of_options_with_the_request_to_pick_after_it_is_an_offer() -> None:
+    offer = "- **Redis** — in memory, fast\n- **SQLite** — a single file\n\nLet me know which you prefer."
+    texts = _texts([_t("user", "which cache?", 0), _t("assistant", offer, 1), _t("user", "let's use SQLite", 2)])
+    assert any(t.startswith("User chose SQLite") for t in texts), texts

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memlane.capture.digest import draft_turns
 from memlane.capture.draft import NEAR_SAME, _Reports
+from memlane.capture.outcomes import SHARED_RUN, SHARED_SHARE, SHARED_SHARE_SAID, OutsideText
 from memlane.capture.turns import Turn
+from memlane.text.keywords import STOPWORDS
 
 DAY = dt.date(2026, 6, 2)
 
@@ -66,3 +68,52 @@ def test_the_indexed_restatement_check_answers_as_comparing_with_every_kept_outc
         if not brute:
             reports.add(words, values)
             kept.append((words, values))
+
+
+def test_a_sentence_merged_into_the_one_before_keeps_every_sentence_an_earlier_merge_held() -> None:
+    texts = _texts(
+        "I bought a Garmin Forerunner 265 in March for my marathon training. I sold my old one to Priya. "
+        "The new one tracks sleep too.",
+        "I ordered a Brompton folding bike in April for the commute. I gave my old one to my nephew. "
+        "The new one fits under my desk.",
+    )
+    for said in ("Garmin Forerunner 265", "old one to Priya", "tracks sleep", "Brompton", "my nephew", "under my desk"):
+        assert any(said in t for t in texts), (said, texts)
+
+
+_VOCAB = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "the", "of"]
+
+
+@settings(max_examples=600)
+@given(
+    st.lists(  # the batch: a tool turn's words, or None for a turn of the conversation
+        st.one_of(st.none(), st.lists(st.sampled_from(_VOCAB), min_size=0, max_size=12)), max_size=20
+    ),
+    st.lists(st.sampled_from(_VOCAB), max_size=12),
+    st.integers(min_value=0, max_value=21),
+    st.sampled_from([SHARED_SHARE, SHARED_SHARE_SAID, 0.0, 1.0, 0.3]),
+    st.integers(min_value=0, max_value=6),
+)
+def test_the_indexed_outside_text_check_answers_as_comparing_with_every_tool_turn(
+    batch: list[list[str] | None], said: list[str], before: int, share: float, least: int
+) -> None:
+    turns = [
+        Turn("user", "go on", dt.datetime(2026, 6, 2, 9, 0))
+        if words is None
+        else Turn("tool", " ".join(words), dt.datetime(2026, 6, 2, 9, 0))
+        for words in batch
+    ]
+    sentence = " ".join(said)
+    toks = sentence.casefold().split()
+    tools = [(i, set(t.content.casefold().split())) for i, t in enumerate(turns) if t.role == "tool"]
+    runs = {tuple(t.content.split()[k : k + SHARED_RUN]) for t in turns if t.role == "tool" for k in range(12)}
+    run = any(tuple(toks[k : k + SHARED_RUN]) in runs for k in range(len(toks) - SHARED_RUN + 1))
+    content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
+    brute = bool(tools) and (
+        run
+        or (
+            len(content) >= least
+            and any(i < before and len(content & words) >= share * len(content) for i, words in tools)
+        )
+    )
+    assert OutsideText(turns).restates(sentence, before, share, least) == brute

@@ -120,9 +120,12 @@ def digest(turns: Sequence[Turn], done: Sequence[Drafted]) -> list[str]:
 
 
 def _digest_text(turn: Turn, d: Drafted) -> str:
-    """A digest line says it in the speaker's own words: the person's sentence as written (first person)."""
-    if turn.role != "user":
-        return d.draft.content
+    """A digest line says it in the speaker's own words: the person's sentence as written (first person); a
+    confirmation, choice or answer as drafted, with what it confirms, chose or answered."""
+    if turn.role != "user" or d.draft.content.startswith(
+        tuple(f"{d.speaker} {verb}" for verb in ("confirmed ", "did: ", "chose ", "answered "))
+    ):
+        return d.draft.content  # "User confirmed "Set X": ok, done" says what was confirmed; "ok, done" does not
     for unit in read_prose(turn.content).units:
         flat = " ".join(unit.split())
         if flat and normalized(flat) and normalized(flat) in normalized(d.draft.content.replace(d.speaker, "I")):

@@ -44,7 +44,17 @@ from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import chinese
 from .options import CHOICE_WORDS, adopted, chosen_by_name
-from .outcomes import OutsideText, agent_outcomes, applied_edits, confirmed_proposal, confirms, with_list
+from .outcomes import (
+    CONTRAST,
+    SHARED_SHARE_SAID,
+    OutsideText,
+    agent_outcomes,
+    applied_edits,
+    confirmed_proposal,
+    confirms,
+    followed,
+    with_list,
+)
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -175,15 +185,17 @@ _ONES = re.compile(
     r"(?:old|new|other|different|current|previous|latest|first|last) one\b(?!\s+of\b))",
     re.I,
 )
-# Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
-# what happened in the chat, not what a person would ask memory for later.
-# An order bound to the work at hand ("Don't make any changes yet", "Only plan for now"): no rule for later work
+# An order bound to the work at hand ("Don't make any changes yet", "Only plan for now"): no rule for later work.
+# A "yet" in a condition ("a pull request that has not been reviewed yet") is part of a standing rule.
 _FOR_NOW = re.compile(
     r"\b(?:yet|for now|right now|for the moment|at the moment|this time|in this (?:session|step|turn|pass|task))\b"
     r"\W{0,3}$|\b(?:for now|for the moment|this time)\b",
     re.I,
 )
+_YET_CONDITION = re.compile(r"\b(?:has|have|had|is|are|was|were)(?:n't| not)\b[^.;]{0,60}\byet\W{0,3}$", re.I)
 _KEEP_IN_MIND = re.compile(r"\b(?:remember|remind me|don'?t forget|keep in mind|from now on|going forward)\b", re.I)
+# Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
+# what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
 # A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
 # at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
@@ -312,7 +324,7 @@ def draft_candidates(
         elif t.name:
             chat.extend(_named(prose, i, t.name, day, known))
         else:
-            cands.extend(_person(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked))
+            cands.extend(_person(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked, outside))
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
@@ -411,24 +423,52 @@ class _Reports:
 
 
 def _person(
-    prose: Prose, i: int, speaker: str, prev_agent: Prose | None, day: dt.date | None, advised: bool = False
+    prose: Prose,
+    i: int,
+    speaker: str,
+    prev_agent: Prose | None,
+    day: dt.date | None,
+    advised: bool = False,
+    outside: OutsideText | None = None,
 ) -> list[_Candidate]:
     """The candidates of one of the person's turns; ``advised``: the agent's turn before it ran no tool (it told
-    the person what to do, so "done" says they did it)."""
+    the person what to do, so "done" says they did it); ``outside``: the batch's tool turns, whose words (a page, a
+    file, a tool's result the agent restated) never become what the person confirmed or chose."""
     units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[_Candidate] = []
     whole = " ".join(units)
-    if prev_agent is not None and 0 < words <= CONFIRM_WORDS and confirms(whole, advised) and not specific(whole):
-        proposal = confirmed_proposal(prev_agent)  # "that worked" after the agent's suggestion: what the two agreed
-        if proposal is not None:
-            return [_Candidate(0.85, "world", f"{speaker} confirmed {quote(proposal)}: {whole}", i, speaker, "decided")]
-        if not names_someone(whole):
-            return []  # "that worked" after "Glad it helped": confirms nothing it names
-    if prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
+
+    def restated(text: str) -> bool:
+        return outside is not None and outside.restates(text, i, SHARED_SHARE_SAID, 3)
+
+    def chose(picked: tuple[str, str]) -> _Candidate:
+        # an option that restates outside text ("Hotel Aurora — $120/night, rated 4.5" from a search) is named only
+        text = f"{speaker} chose {picked[0]}" if restated(picked[1]) else f"{speaker} chose {picked[0]}: {picked[1]}"
+        return _Candidate(0.95, "world", text, i, speaker, "decided")
+
+    confirmed = False  # the reply confirms the agent's suggestion: its confirming sentences are no bullets
+    # "that worked! We run Postgres 16.": the confirming sentences name nothing themselves, the rest is drafted below
+    if (
+        prev_agent is not None
+        and 0 < words <= CONFIRM_WORDS
+        and confirms(whole, advised)
+        and not specific(" ".join(u for u in units if confirms(u, advised)) or whole)
+    ):
+        did = followed(whole)  # "ok, done": the person did what they were told, which vouches for no diagnosis
+        proposal = confirmed_proposal(prev_agent, restated, did)  # "that worked": what the two agreed
+        if proposal:
+            text = f"{speaker} did: {proposal}" if did else f"{speaker} confirmed {quote(proposal)}: {whole}"
+            out.append(_Candidate(0.85, "world", text, i, speaker, "decided"))
+            confirmed = True
+        elif proposal == "" or not names_someone(whole):
+            confirmed = True  # "that worked" after "Glad it helped", or after outside text only: nothing it names
+    if confirmed:
+        pass
+    elif prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
         picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
         if picked is not None:
-            return [_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided")]
+            return [chose(picked)]
         question = _question_asked(prev_agent)
         rest = _YES.sub("", whole).strip(" ,.!")
         meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
@@ -440,10 +480,10 @@ def _person(
             return [_Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
     elif prev_agent is not None and 0 < words <= CHOICE_WORDS and not whole.endswith(("?", "？")):
         # "Let's go with option 2, and keep the old name": the choice, then the reply's own statements
-        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+        picked = adopted(whole, prev_agent, explicit=True) or chosen_by_name(whole, prev_agent)
         if picked is not None:
-            out.append(_Candidate(0.95, "world", f"{speaker} chose {picked[0]}: {picked[1]}", i, speaker, "decided"))
-    n, last = 0, -2  # last: the unit the last candidate of ``out`` came from (none yet)
+            out.append(chose(picked))
+    n, last, first = 0, -2, -2  # last/first: the units the last candidate of ``out`` ends and begins at
     while n < len(units):
         k, u = n, units[n]
         n += 1
@@ -453,6 +493,8 @@ def _person(
             u, n = with_list(u, units, prose.items, n)
             if n == k + 1:
                 continue
+        if confirmed and confirms(u, advised):
+            continue  # "that worked!": said by the confirmation
         c = _person_unit(u, i, speaker, day)
         if c is None:
             continue
@@ -460,10 +502,15 @@ def _person(
             c.role and k and size(u) <= SHORT_UNIT and _REFERS.search(u) and units[k - 1][-1:] != "?"
         )  # "Reorder the lists. Do not change the contents.": what "the contents" are is the sentence before
         if (leans or (k and _ONES.match(u))) and len(units[k - 1]) <= 200:
-            c.text = self_contained(f"{units[k - 1]} {u}", speaker, day)
+            begin = k - 1
             if out and last == k - 1:  # the sentence before is in this one now: one bullet, not two
                 before = out.pop()
                 c.score, c.role = max(c.score, before.score), c.role or before.role
+                begin = first  # that bullet may itself hold the sentence before it: keep the whole of it
+            c.text = self_contained(" ".join(units[begin : k + 1]), speaker, day)
+            first = begin
+        else:
+            first = k
         out.append(c)
         last = k
     if len(out) > PERSON_PER_TURN:
@@ -575,7 +622,9 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     bonus = 0.1 if specific(u) or names_someone(u) else 0.0
     conf = next((c for p, c in _OPINION if p.search(u)), None)
     rule = _INSTRUCTION.search(u) or (_PROHIBITION.match(u) and _substance(u))
-    if rule and length >= 3 and not (_FOR_NOW.search(u) and not _KEEP_IN_MIND.search(u)):
+    now = _FOR_NOW.search(u)
+    for_now = bool(now and not (now.group(0)[:3].casefold() == "yet" and _YET_CONDITION.search(u)))
+    if rule and length >= 3 and not (for_now and not _KEEP_IN_MIND.search(u)):
         kind, score, role = "world", 0.95, "remember"
         conf = None
     elif _CONSTANT.search(u) and length >= 4 and content >= 1:
@@ -590,7 +639,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> _Candidat
     elif _SETS.match(u) and length >= 4:
         kind, score, role = "world", 0.8, "decided"
         conf = None
-    elif _WORKED.search(u):
+    elif (worked := _WORKED.search(u)) and not CONTRAST.search(u, worked.end()):  # not "it worked before ..."
         kind, score, role = "world", 0.85, "decided"
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):

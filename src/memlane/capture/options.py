@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .outcomes import NEGATED, opens_report
 from .phrasing import clean, size
 from .prose import Prose
 
@@ -20,6 +21,21 @@ _OPTION = re.compile(
     r"\b(?:option|choice|plan|approach|number|#)\s*(?P<label>[A-Ha-h1-9])\b|^(?:(?:let'?s|lets|i'?ll) )?"
     r"(?:(?:go with|do|use|try|pick|take) )?"
     r"(?P<bare>[A-Ha-h1-9])[).]?$|\bthe (?P<ord>first|second|third|fourth|fifth|last) (?:one|option)\b",
+    re.I,
+)
+# In a longer reply, only an explicit pick of a label counts: "let's go with option 2", "option B please"; never
+# "I plan a trip", "number 2 in her class" (a letter label only upper case or before punctuation)
+_PICKED_LABEL = re.compile(
+    r"\b(?:(?:go(?:ing)? with|pick(?:ing)?|take|use|choose|prefer|(?:let'?s|lets|i'?ll|we'?ll) do)\s+(?:the\s+)?"
+    r"(?:option|choice)\s*(?P<label>[1-9]|(?-i:[A-H])\b|[a-h](?=[).,;:!]|$)))"
+    r"|\b(?:option|choice)\s*(?P<then>[1-9]|(?-i:[A-H])\b|[a-h](?=[).,;:!]|$))\W{0,3}"
+    r"(?:please|it is|sounds|looks|is (?:best|better|fine|good|great|the one))\b",
+    re.I,
+)
+# A reply that turns an option down: "neither option 1 nor option 2", "option 2 is a bad idea", "instead of X"
+_REJECTS = re.compile(
+    r"\b(?:neither|nor|instead of|rather than|bad idea|(?:no|not an?) (?:good )?(?:option|choice|idea)|"
+    r"(?:won'?t|wouldn'?t|doesn'?t|does not|will not) work)\b",
     re.I,
 )
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
@@ -38,11 +54,38 @@ _OFFERS = re.compile(
 )
 
 
-def adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
-    """The option of the agent's turn that a short reply picks by its label ("option B", "2", "the second one"):
-    how the bullet names it, and the option's words."""
-    m = _OPTION.search(reply.strip().rstrip(".!"))
-    if m is None:
+_WHICH = re.compile(r"\b(?:which|either|choose|pick)\b", re.I)  # "Let me know which you prefer."
+
+
+def offers(agent: Prose) -> bool:
+    """Whether the agent's turn offers its list as a choice: a question about it ("Which do you prefer?"), or a
+    sentence before the list that says these are options, or one after it that asks to pick ("Let me know which
+    you prefer"); never a report of work done ("Done: - README.md: ..."), nor "Let me know if you prefer a
+    different layout" after a list of what was done."""
+    units = [clean(u) for u in agent.units]
+    if not units or opens_report(units[0]):
+        return False
+    first = next((k for k, item in enumerate(agent.items) if item), len(units))
+    return any(
+        _OFFERS.search(u) and (k < first or u.endswith(("?", "？")) or _WHICH.search(u)) for k, u in enumerate(units)
+    )
+
+
+def _declined(reply: str, at: int) -> bool:
+    """Whether the reply turns down what it names at ``at``: a negation before it in its clause ("I don't want
+    Next.js", "let's not use X"), or a word that rejects an option anywhere ("neither ... nor", "a bad idea")."""
+    clause = re.split(r"[,;.!?]|\b(?:but|and|so)\b", reply[:at])[-1]
+    return bool(NEGATED.search(clause) or _REJECTS.search(reply))
+
+
+def adopted(reply: str, agent: Prose, explicit: bool = False) -> tuple[str, str] | None:
+    """The option of the agent's turn that a reply (up to CHOICE_WORDS) picks by its label ("option B", "2", "the
+    second one"): how the bullet names it, and the option's words. With ``explicit`` (a reply of more than a few
+    words, which may say "number 2" or "plan a" about anything else), only a pick of "option"/"choice" and a label
+    ("go with option 2")."""
+    text = reply.strip().rstrip(".!")
+    m = _PICKED_LABEL.search(text) if explicit else _OPTION.search(text)
+    if m is None or _declined(text, m.start()):
         return None
     options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
     labelled: dict[str, str] = {}
@@ -50,12 +93,13 @@ def adopted(reply: str, agent: Prose) -> tuple[str, str] | None:
         lab = re.match(r"^\W{0,3}(?:option|choice|plan|approach)?\s*([A-Ha-h1-9])\s*[).:—–-]", clean(u), re.I)
         if lab:
             labelled.setdefault(lab.group(1).upper(), clean(u))
-    if m.group("ord"):
+    ordinal = m.groupdict().get("ord")
+    if ordinal:
         if not options:
             return None
-        k = _ORDINALS[m.group("ord").casefold()]
-        return (f"the {m.group('ord').casefold()} option", options[k]) if -len(options) <= k < len(options) else None
-    label = (m.group("label") or m.group("bare")).upper()
+        k = _ORDINALS[ordinal.casefold()]
+        return (f"the {ordinal.casefold()} option", options[k]) if -len(options) <= k < len(options) else None
+    label = (m.group("label") or m.group("bare" if not explicit else "then")).upper()
     if label in labelled:
         return f"option {label}", labelled[label]
     k = int(label) - 1 if label.isdigit() else ord(label) - ord("A")
@@ -69,7 +113,7 @@ def chosen_by_name(reply: str, agent: Prose) -> tuple[str, str] | None:
     - Remix — ..."), when the agent offered a choice and the reply names no other option; None otherwise."""
     if size(reply) > CHOICE_WORDS or reply.rstrip().endswith(("?", "？")) or not _PICKS.search(reply):
         return None
-    if not any(_OFFERS.search(clean(u)) for u in agent.units):
+    if not offers(agent):
         return None
     options = [clean(u) for u, item in zip(agent.units, agent.items, strict=True) if item]
     named: list[tuple[str, str]] = []
@@ -78,6 +122,9 @@ def chosen_by_name(reply: str, agent: Prose) -> tuple[str, str] | None:
         name = m.group("name").strip(" *_`") if m else ""
         if not name or size(name) > NAME_WORDS or len(name) < 2:
             continue
-        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", reply, re.I):
+        at = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", reply, re.I)
+        if at:
+            if _declined(reply, at.start()):
+                return None  # "I don't want Next.js": no choice of it, nor of the other one
             named.append((name, option))
     return named[0] if len(options) >= 2 and len(named) == 1 else None

@@ -12,8 +12,9 @@ rank against the person's words in the batch's budget is :mod:`memlane.capture.d
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
@@ -93,7 +94,9 @@ _FINDING_LEAD = re.compile(
     r"^\W{0,3}(?:found|(?:the )?(?:root )?cause|the (?:problem|issue|culprit)|(?:it )?turn(?:s|ed) out)", re.I
 )
 _SUSPECT = re.compile(
-    r"\b(?:probably|likely|perhaps|possibly|maybe|might|may|i suspect|i think|i believe|seems?|appears?|could be)\b",
+    # "may", and "May" opening a sentence, hedge; "the May 3 migration" names a month
+    r"\b(?:probably|likely|perhaps|possibly|maybe|might|(?-i:may|May(?! \d))|i suspect|i think|i believe|seems?|"
+    r"appears?|could be)\b",
     re.I,
 )
 # A verb whose past is its imperative, opening a sentence with no subject: "Set X to 5" is a report only after work
@@ -176,18 +179,24 @@ class OutsideText:
 
     def __init__(self, turns: Sequence[Turn]) -> None:
         self.runs: set[tuple[str, ...]] = set()
-        self.words: list[tuple[int, frozenset[str]]] = []
+        self.words: list[tuple[int, frozenset[str]]] = []  # a tool turn's number and its words, in their order
+        self.having: dict[str, list[int]] = {}  # a word -> the tool turns (their place in ``words``) holding it
         for i, t in enumerate(turns):
             if t.role != "tool":
                 continue
             toks = re.findall(r"\w+", t.content.casefold())
             for k in range(len(toks) - SHARED_RUN + 1):
                 self.runs.add(tuple(toks[k : k + SHARED_RUN]))
-            self.words.append((i, frozenset(toks)))
+            words = frozenset(toks)
+            for w in words:
+                self.having.setdefault(w, []).append(len(self.words))
+            self.words.append((i, words))
 
     def restates(self, sentence: str, before: int, share: float = SHARED_SHARE, least: int = 5) -> bool:
         """Whether ``sentence`` (of turn ``before``) shares a run of SHARED_RUN words with a tool turn, or ``share``
-        of its content words (at least ``least``) with one tool turn before it."""
+        of its content words (at least ``least``) with one tool turn before it. A tool turn holding that many of
+        them holds one of any ``len(content) - need + 1`` of them: only the tool turns that hold one of its rarest
+        words are compared (a long agentic batch has thousands of tool turns)."""
         if not self.words:
             return False
         toks = re.findall(r"\w+", sentence.casefold())
@@ -196,7 +205,12 @@ class OutsideText:
         content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
         if len(content) < least:
             return False
-        return any(i < before and len(content & words) >= share * len(content) for i, words in self.words)
+        need = math.ceil(share * len(content))
+        if need <= 0:
+            return self.words[0][0] < before
+        rare = sorted(content, key=lambda w: (len(self.having.get(w, ())), w))[: len(content) - need + 1]
+        seen = {k for w in rare for k in self.having.get(w, ())}
+        return any(self.words[k][0] < before and len(content & self.words[k][1]) >= need for k in seen)
 
 
 # A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
@@ -223,6 +237,11 @@ _PLAN_HEAD = re.compile(
     r"recommend(?:ation)?s?|could|should|fix in|steps?|todo|to do|next|manual(?:ly)?|instructions?|usage|example)\b",
     re.I,
 )
+
+
+def opens_report(u: str) -> bool:
+    """Whether a sentence opens a report of work done ("Done:", "Here's what changed:"): its list is no offer."""
+    return bool(_REPORT_HEAD.match(u) or _REPORT_INTRO.match(u))
 
 
 def _intro(u: str, worked: bool) -> bool:
@@ -373,7 +392,7 @@ CONFIRMS = re.compile(
     r"|^\W{0,3}(?:\w+\W{1,3}){0,2}(?:works|working) now\b",
     re.I,
 )
-_NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
+NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
 
 
 # The person says they did what the agent advised: "done", "ok, ran it", "installed it", "I added that"
@@ -385,33 +404,67 @@ _FOLLOWED = re.compile(
 )
 
 
+# After the confirming words, a contrast says it did not (or no longer) work: "it worked before the update, now it
+# crashes", "that worked but now the signup page is broken"
+CONTRAST = re.compile(r"\b(?:but|however|though|although|before|until|now it|except|yet)\b", re.I)
+
+
 def confirms(reply: str, advised: bool = False) -> bool:
     """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!"), or, after
     a turn of advice (``advised``: no tool ran, the agent only told them what to do), that they followed it ("done",
-    "ok, ran it"): after the agent's own work, "done" answers nothing the agent proposed."""
-    if _NEGATED.search(reply):
+    "ok, ran it"): after the agent's own work, "done" answers nothing the agent proposed. A question ("that's it?")
+    or a contrast after the confirming words ("it worked before the update, now it crashes") confirms nothing."""
+    if NEGATED.search(reply) or reply.rstrip().endswith(("?", "？")):
         return False
-    return bool(CONFIRMS.search(reply) or (advised and _FOLLOWED.match(reply)))
+    m = CONFIRMS.search(reply) or (_FOLLOWED.match(reply) if advised else None)
+    return m is not None and not CONTRAST.search(reply, m.end())
+
+
+def followed(reply: str) -> bool:
+    """Whether a confirming reply says only that the person did what they were told ("ok, done", "ran it"), not
+    that it worked: it vouches for the instruction, never for the agent's diagnosis."""
+    return not CONFIRMS.search(reply)
 
 
 PROPOSED_UNITS = 2  # sentences of the agent's proposal a confirmation carries at most
 PROPOSAL_UNITS = 8  # sentences of prose an agent's turn may have for a confirmation to tell what it confirms
 
 
-def confirmed_proposal(agent: Prose) -> str | None:
+# An instruction: a sentence that opens with a verb telling the person what to do ("Add `export X` to `~/.zshrc`")
+_INSTRUCTS = re.compile(
+    r"^\W{0,3}(?:(?:then|now|also|just|first|next|finally|please)\W{1,3})?(?:add|set|run|install|uninstall|reinstall|"
+    r"open|restart|reload|remove|delete|change|edit|update|upgrade|downgrade|create|put|enable|disable|use|replace|"
+    r"copy|paste|type|export|unset|clear|append|move|rename|save|close|launch|start|stop|kill|switch|turn|uncomment|"
+    r"comment out|insert|apply|configure|pin|try|point|increase|decrease|raise|lower|drop|rebuild|reboot|log out|"
+    r"sign out|reset|revert|delete|rm|mv|cd|make sure|ensure)\b",
+    re.I,
+)
+
+
+def confirmed_proposal(
+    agent: Prose, restated: Callable[[str], bool] = lambda _: False, did: bool = False
+) -> str | None:
     """What of the agent's turn a person's "that worked" confirms: its first sentences that name a thing of the
     person's setup (a code span, path, setting) or open as a finding ("The culprit is probably ..."), at most
     PROPOSED_UNITS, in their order; None when it names nothing (a "that worked" after "Enjoy!" says nothing) or
-    says too much to tell (more than PROPOSAL_UNITS sentences)."""
+    says too much to tell (more than PROPOSAL_UNITS sentences). A sentence that ``restated`` (outside text: a tool
+    result, a page, a file the agent read) is never carried: when every one it would carry is, "" (nothing may be
+    written). With ``did`` (the person only did it: "ok, done"), only the instructions, never a diagnosis."""
     if len(agent.units) > PROPOSAL_UNITS:
         return None  # a long turn (a report, a tutorial): which of its suggestions worked cannot be told
     picked: list[str] = []
+    outside = False
     for raw in agent.units:
         u = straight(clean(raw))
         if size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u):
             continue
+        if did and not _INSTRUCTS.match(u):
+            continue  # "Your shell loads `nvm` eagerly": the agent's claim, which "done" does not vouch for
         if _CODEISH.search(u) or _FINDING_LEAD.match(u):
+            if restated(u):
+                outside = True
+                continue
             picked.append(u)
             if len(picked) >= PROPOSED_UNITS:
                 break
-    return " ".join(picked) or None
+    return " ".join(picked) or ("" if outside else None)
