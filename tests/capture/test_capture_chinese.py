@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from memlane.capture import chinese
 from memlane.capture.digest import draft_turns
-from memlane.capture.draft import PERSON_PER_TURN, Drafted
+from memlane.capture.draft import Drafted
+from memlane.capture.person import PERSON_PER_TURN
 from memlane.capture.prose import machine_kind, read_prose
 from memlane.capture.turns import Turn
 
