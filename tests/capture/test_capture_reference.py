@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from memlane.capture.digest import draft_turns
 from memlane.capture.draft import NEAR_SAME, _Reports
 from memlane.capture.outcomes import SHARED_RUN, SHARED_SHARE, SHARED_SHARE_SAID, OutsideText
+from memlane.capture.phrasing import entities
 from memlane.capture.turns import Turn
 from memlane.text.keywords import STOPWORDS
 
@@ -117,3 +118,8 @@ def test_the_indexed_outside_text_check_answers_as_comparing_with_every_tool_tur
         )
     )
     assert OutsideText(turns).restates(sentence, before, share, least) == brute
+
+
+def test_a_word_opening_a_sentence_after_a_path_that_ends_the_last_is_no_name() -> None:
+    text = "Renamed the module (`lib/panel/id.ex:1`).; Replaced the alphabet; Deployed to /srv/app, Grafana shows it"
+    assert entities(text, None, {}, {}) == ("Grafana",)

@@ -116,7 +116,7 @@ def entities(content: str, speaker: str | None, names: dict[str, str], lower_nam
     found: dict[str, str] = {}
     if speaker:
         found[normalize_name(speaker)] = names.get(normalize_name(speaker), speaker)
-    plain = PROTECTED.sub(lambda m: " " * len(m.group(0)), content)
+    plain = PROTECTED.sub(_blank, content)
     for m in _CAPITALISED.finditer(plain):
         phrase = m.group(1)
         key = normalize_name(phrase)
@@ -141,6 +141,14 @@ def entities(content: str, speaker: str | None, names: dict[str, str], lower_nam
             found[key] = name
     items = list(found.values())
     return tuple(items[: MAX_ENTITIES + (1 if speaker else 0)])
+
+
+def _blank(m: re.Match[str]) -> str:
+    """A protected span as spaces, less the marks that end a sentence after it: a path ending a sentence
+    ("(`lib/a.ex:1`).; Replaced ...") still ends it, so the next capitalised word opens a sentence."""
+    span = m.group(0)
+    core = span.rstrip(".!?;:,)")
+    return " " * len(core) + span[len(core) :]
 
 
 def names_someone(text: str) -> bool:
