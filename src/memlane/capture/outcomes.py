@@ -361,9 +361,7 @@ def agent_outcomes(
         state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
         if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
             continue
-        if re.search(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we)'ll\b", u, re.I) or (
-            re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)
-        ):
+        if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome
         u, k = with_list(u, units, prose.items, k)
         if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
@@ -436,7 +434,7 @@ _INSTRUCTS = re.compile(
     r"open|restart|reload|remove|delete|change|edit|update|upgrade|downgrade|create|put|enable|disable|use|replace|"
     r"copy|paste|type|export|unset|clear|append|move|rename|save|close|launch|start|stop|kill|switch|turn|uncomment|"
     r"comment out|insert|apply|configure|pin|try|point|increase|decrease|raise|lower|drop|rebuild|reboot|log out|"
-    r"sign out|reset|revert|delete|rm|mv|cd|make sure|ensure)\b",
+    r"sign out|reset|revert|rm|mv|cd|make sure|ensure)\b",
     re.I,
 )
 

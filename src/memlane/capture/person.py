@@ -270,26 +270,27 @@ def person_candidates(
             confirmed = True
         elif proposal == "" or not names_someone(whole):
             confirmed = True  # "that worked" after "Glad it helped", or after outside text only: nothing it names
-    if confirmed:
-        pass
-    elif prev_agent is not None and 0 < words <= 8 and not whole.endswith(("?", "？")):
-        picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
-        if picked is not None:
-            return [chose(picked)]
-        question = _question_asked(prev_agent)
-        rest = _YES.sub("", whole).strip(" ,.!")
-        meaningful = [w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER]
-        if question and not _SOCIAL.match(whole) and not _URL_ONLY.match(whole):
-            if not meaningful or not _substance(rest) or _ADDRESSED.search(whole) or chinese.assent(whole):
-                return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
-            text = f"{speaker} answered {quote(question)}: {whole}"
-            score = 0.7 + (0.1 if specific(whole) else 0.0)
-            return [Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
-    elif prev_agent is not None and 0 < words <= CHOICE_WORDS and not whole.endswith(("?", "？")):
-        # "Let's go with option 2, and keep the old name": the choice, then the reply's own statements
-        picked = adopted(whole, prev_agent, explicit=True) or chosen_by_name(whole, prev_agent)
-        if picked is not None:
-            out.append(chose(picked))
+    if not confirmed and prev_agent is not None and 0 < words <= CHOICE_WORDS and not whole.endswith(("?", "？")):
+        if words <= 8:
+            picked = adopted(whole, prev_agent) or chosen_by_name(whole, prev_agent)
+            if picked is not None:
+                return [chose(picked)]
+            question = _question_asked(prev_agent)
+            rest = _YES.sub("", whole).strip(" ,.!")
+            meaningful = [
+                w for w in re.findall(r"[^\W_]+", rest.casefold()) if w not in STOPWORDS and w not in _CHATTER
+            ]
+            if question and not _SOCIAL.match(whole) and not _URL_ONLY.match(whole):
+                if not meaningful or not _substance(rest) or _ADDRESSED.search(whole) or chinese.assent(whole):
+                    return []  # "Test", "try again", "now ur turn": a reply about the chat, nothing to ask for later
+                text = f"{speaker} answered {quote(question)}: {whole}"
+                score = 0.7 + (0.1 if specific(whole) else 0.0)
+                return [Candidate(score, "world", text, i, speaker, "")]  # not a digest line: it needs its question
+        else:
+            # "Let's go with option 2, and keep the old name": the choice, then the reply's own statements
+            picked = adopted(whole, prev_agent, explicit=True) or chosen_by_name(whole, prev_agent)
+            if picked is not None:
+                out.append(chose(picked))
     n, last, first = 0, -2, -2  # last/first: the units the last candidate of ``out`` ends and begins at
     while n < len(units):
         k, u = n, units[n]

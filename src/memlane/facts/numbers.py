@@ -90,7 +90,9 @@ def stem(word: str) -> str:
 def month_days(text: str) -> tuple[tuple[int, int, int, tuple[str, ...]], ...]:
     """The days of months a text names, each as where it opens, (start, end) of its numbers and the days ("may
     11", "may 12" of "May 11-12"; a range of more than a month's days is read as its first day). Kept per text:
-    a fact's values, amounts and event days all ask for them."""
+    a fact's values, amounts and event days all ask for them. A text with no digit names none (not scanned)."""
+    if not any(c.isdigit() for c in text):
+        return ()
     out = []
     for m in _MONTH_DAY.finditer(text):
         month = (m.group("month") or m.group("month2")).lower()[:3]
@@ -114,7 +116,7 @@ def event_days(text: str) -> set[str]:
     11-12 weekend"). One day named before an event ("the June 6 wedding") is not read as its day: "our wedding is
     now on June 13" moves it (review 7, M7), and no dev pair needed it."""
     out: set[str] = set()
-    for _, _, _, days in month_days(text) if any(map(str.isdigit, text)) else ():
+    for _, _, _, days in month_days(text):
         if len(days) > 1:
             out.update(days)
     return out
@@ -131,9 +133,7 @@ def amounts_of(text: str) -> frozenset[tuple[str, str]]:
 def phrases_of(text: str) -> frozenset[tuple[str, frozenset[str]]]:
     """The amounts a text states, each as (number, the words of what it counts): see :func:`amounts_of`."""
     out: set[tuple[str, frozenset[str]]] = set()
-    dated = (
-        {i for _, start, end, _ in month_days(text) for i in range(start, end)} if any(map(str.isdigit, text)) else ()
-    )
+    dated = {i for _, start, end, _ in month_days(text) for i in range(start, end)}
     for m in _TOKEN.finditer(text):
         if m.start() in dated:
             continue  # a day of a month, or the last day of a range ("the May 11-12 weekend") counts nothing

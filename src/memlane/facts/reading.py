@@ -147,9 +147,10 @@ def _split(content: str) -> tuple[frozenset[str], frozenset[str]]:
     """(frame, values) of a fact's text: see :class:`Said`. A day of a month is a value ("may 20"), not a
     number with a unit ("20event" of "the May 20 event"); a stopword after a number is no unit ("20 and")."""
     values: set[str] = set()
-    if any(c.isdigit() for c in content):
+    dated = month_days(content)
+    if dated:
         parts, at = [], 0
-        for _, start, end, days in month_days(content):
+        for _, start, end, days in dated:
             values.update(days)
             parts += [content[at:start], " " * (end - start)]
             at = end

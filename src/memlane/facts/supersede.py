@@ -102,7 +102,7 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         # cards"), and share another of its words ("project"): a count of something else ("3 times a week" for
         # "how many times have I worn my new shoes") or of it elsewhere ("5 days before the deadline") is not.
         wanted = asked.frame | asked.values
-        apart = frozenset(u.removeprefix("goal:").removeprefix("$:") for u in _counted_apart(a, b))
+        apart = frozenset(reading.plain_unit(u) for u in _counted_apart(a, b))
         counted = apart & wanted
         common = _asked_in_both(a, b, asked)
         # what is counted is no anchor; a thing counted by several of the question's words ("$60 book budget")
@@ -381,9 +381,9 @@ def current_first(
     $600" and, two lines below, "my budget is now $650" no longer answer "what is my budget?" as one passage, the
     old value first). At most ``limit`` results come back (default: as
     many as were given)."""
-    if not results:
-        return results
     past = asks_for_past(query)
+    if not results or (len(results) == 1 and (lines_of is None or past)):
+        return results  # nothing to reorder or cut: no file's facts are read
     files = {r.path: facts.of_path(r.path) for r in results if r.agent is None}
     passages = [
         [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
