@@ -18,7 +18,7 @@ from ..config import RecallSettings
 from ..search.vectors import VectorIndex
 from ..store import FactFilter, IndexStore, StoredFact, StoredRelation
 from ..text.timeparse import QueryTime, TimeRange
-from . import reading, supersede
+from . import alike, reading, supersede
 from .candidates import Candidate, Found, Question
 from .graph import key_of
 from .graph.predicates import Predicates
@@ -307,8 +307,8 @@ def by_time(
     found = supersede.supersessions(said, question)
     found = supersede.unnamed(found, said, question)  # "fact number 17": the question names the value it wants
     if not found:
-        return ranked
-    past = supersede.asks_for_past(query)
+        return _later_first(ranked, said, question, query, frozenset())
+    past = alike.asks_for_past(query)
     until = asked.window.end if asked is not None and past else None
     when = {s.seq: s.when for s in said}
     by_seq = {c.seq: c for c in ranked}
@@ -317,4 +317,17 @@ def by_time(
         for seq, sup in found.items():
             head = facts[sup.by]
             status[seq] = Status("superseded", frozenset(), sup.day, {"content": head.content, "source": head.source})
-    return [by_seq[s] for s in seqs]
+    grouped = frozenset(found) | frozenset(sup.by for sup in found.values())
+    return _later_first([by_seq[s] for s in seqs], said, question, query, grouped)
+
+
+def _later_first(
+    ranked: list[Candidate], said: list[reading.Said], question: reading.Said, query: str, grouped: frozenset[int]
+) -> list[Candidate]:
+    """``ranked`` with, for a question asking for a value now, the later of two facts answering it alike first
+    (:mod:`memlane.facts.alike`); facts of a supersession (``grouped``) stay where it put them."""
+    if not alike.present(query):
+        return ranked
+    of = {s.seq: s for s in said}
+    items = [[of[c.seq]] if c.seq in of and c.seq not in grouped else [] for c in ranked]
+    return [ranked[i] for i in alike.later_first(items, question)]

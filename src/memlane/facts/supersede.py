@@ -15,24 +15,16 @@ their own and come first. How a fact's text is read (its frame, values, amounts,
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..search.ranking import SearchResult, make_snippet, snippet_terms
 from ..store import FactIndex, StoredFact
-from . import numbers, reading
+from . import alike, numbers, reading
+from .alike import asks_for_past
 from .reading import Said, question, read_fact
 
-# "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
-_PAST = re.compile(
-    r"\b(?:before(?!\s*\?)|initially|originally|at first|at the (?:start|beginning|outset)|in the beginning|"
-    r"to begin with|first started|when (?:i|we) (?:first )?(?:started|began|joined|moved|got|bought|signed up)|used to|"
-    r"previous(?:ly)?|earlier|formerly|prior|first time|in the first (?:\w+ )?(?:days?|weeks?|months?|years?)|"
-    r"back then|at that time|old)\b",
-    re.IGNORECASE,
-)
 OVERLAP = 0.4  # Jaccard of the two frames, for two facts to be about the same thing ...
 MIN_SHARED = 3  # frame words in common, one fewer when the later says it changed ("Ana talked about violin on
 # day 8" is not "... sourdough on day 5": two words shared, no word of change)
@@ -53,12 +45,6 @@ class Supersession:
     day: str  # the superseding fact's day: this one held until then
     when: tuple[str, int, str, int]  # this one's own time (Said.when)
     also: frozenset[int] = frozenset()  # the other later facts about the same thing (each shown before it)
-
-
-def asks_for_past(query: str) -> bool:
-    """Whether a question asks for an earlier value ("initially", "before", "when I started", "previous")
-    rather than the present one (present tense, "now", "current", "still", or no time word at all)."""
-    return bool(_PAST.search(query))
 
 
 def named_apart(a: Said, b: Said, asked: Said) -> bool:
@@ -404,7 +390,12 @@ def current_first(
                 cut.append(piece)
                 held.append([f for f in there if first <= f.start_line <= last])
         results, passages = cut, held
-    return [results[i] for i in _passage_order(passages, found, past)][:limit]
+    shown = _passage_order(passages, found, past)
+    if alike.present(query):  # of two passages answering the question alike, the later first
+        grouped = set(found) | {sup.by for sup in found.values()}
+        items = [[s for f in passages[i] if f.seq not in grouped and (s := read_fact(f)) is not None] for i in shown]
+        shown = [shown[k] for k in alike.later_first(items, question(query))]
+    return [results[i] for i in shown][:limit]
 
 
 def order(
