@@ -97,3 +97,24 @@ def test_recall_and_search_show_the_later_of_two_answers_first_and_mark_neither(
         assert [h.path for h in hits][:2] == ["memory/2026-03-05.md", "memory/2026-03-03.md"]
         was = mem.search("When was the safety inspection for the apartment?", now=now, min_score=0).results
         assert [h.path for h in was][:2] == ["memory/2026-03-03.md", "memory/2026-03-05.md"]
+
+
+def test_search_cuts_a_passage_holding_two_answers_alike_the_later_part_first(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _log(  # two days named and no word of a move: no supersession, but two answers to "when is ...?"
+        ws,
+        "2026-03-03",
+        [
+            "W @User: I signed up for a pottery class (User, 08:00)",
+            "W @User: the safety inspection of the apartment is on March 23 (User, 08:10)",
+            "W @User: I like the new rug (User, 08:20)",
+            "W @User: the safety inspection of the apartment is on March 25 (User, 19:45)",
+        ],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        now = dt.datetime(2026, 3, 10, 12, 0)
+        hits = mem.search("When is the safety inspection of the apartment?", now=now, min_score=0).results
+        assert len(hits) == 2 and "March 25" in hits[0].snippet and "March 25" not in hits[1].snippet
+        assert "March 23" in hits[1].snippet
+        whole = mem.search("When was the safety inspection of the apartment?", now=now, min_score=0).results
+        assert len(whole) == 1  # a question in the past tense: the passage is left whole

@@ -381,8 +381,11 @@ def current_first(
         cut: list[SearchResult] = []
         held: list[list[StoredFact]] = []
         terms = snippet_terms(query)
+        cuts = dict(found)  # a supersession decides where a passage is cut before two facts answering alike do
+        for seq, sup in _alike_within(passages, query).items() if alike.present(query) else ():
+            cuts.setdefault(seq, sup)
         for r, there in zip(results, passages, strict=True):
-            for first, last in split(r.start_line, r.end_line, there, found):
+            for first, last in split(r.start_line, r.end_line, there, cuts):
                 piece = r
                 if (first, last) != (r.start_line, r.end_line):
                     text = "\n".join(lines_of(r.path, first, last))
@@ -396,6 +399,20 @@ def current_first(
         items = [[s for f in passages[i] if f.seq not in grouped and (s := read_fact(f)) is not None] for i in shown]
         shown = [shown[k] for k in alike.later_first(items, question(query))]
     return [results[i] for i in shown][:limit]
+
+
+def _alike_within(passages: Sequence[Sequence[StoredFact]], query: str) -> dict[int, Supersession]:
+    """In each passage, each fact that a later fact of it answers the question alike with
+    (:func:`memlane.facts.alike.answer_alike`), as though superseded by it: where :func:`split` may cut."""
+    asked = question(query)
+    out: dict[int, Supersession] = {}
+    for facts in passages:
+        said = [s for s in map(read_fact, facts) if s is not None]
+        for a in said:
+            for b in said:
+                if b.when > a.when and a.seq not in out and alike.answer_alike(a, b, asked):
+                    out[a.seq] = Supersession(a.seq, b.seq, b.when[0], a.when)
+    return out
 
 
 def order(
