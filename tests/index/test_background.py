@@ -246,3 +246,18 @@ def test_a_watch_that_keeps_failing_is_reported_not_hidden(
         assert str(workspace / "memory") in status["watchErrors"]
         assert "watch limit" in (status["lastError"] or "")
     assert any("watching" in r.getMessage() and "failed" in r.getMessage() for r in caplog.records)
+
+
+def test_an_index_built_for_another_workspace_is_rebuilt_before_it_answers(tmp_path: Path) -> None:
+    # one agent's index (under MEMLANE_HOME) opened on a second workspace in the same process: the other
+    # workspace's memory is no stale answer of this one
+    first, second = tmp_path / "first", tmp_path / "second"
+    write(first, "memory/2026-03-01.md", "# 2026-03-01\n\n## Retain\n- W: the alpha project codename is Falcon\n")
+    write(second, "memory/2026-03-02.md", "# 2026-03-02\n\n## Retain\n- W: the beta project codename is Heron\n")
+    with memlane.open(first, provider=FakeEmbedder()) as mem:
+        assert [r.path for r in mem.search("project codename", min_score=0).results] == ["memory/2026-03-01.md"]
+    with memlane.open(second, provider=FakeEmbedder()) as mem:
+        found = mem.search("project codename", min_score=0)
+        assert [r.path for r in found.results] == ["memory/2026-03-02.md"] and not found.stale
+        assert any("built for another workspace" in n for n in found.notes)
+        assert [f.content for f in mem.recall("project codename").facts] == ["the beta project codename is Heron"]

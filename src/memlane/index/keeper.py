@@ -8,6 +8,7 @@ reflect); the background worker syncs through it.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -193,6 +194,14 @@ class IndexKeeper:
             return True
         return (first is not None and first.due) or self._batch_due()  # an interrupted first index
 
+    def _built_for_other_workspace(self, fingerprint: str | None) -> str | None:
+        """The workspace an index was built for, when it is not this one (the fingerprint records it)."""
+        try:
+            built = json.loads(fingerprint or "{}").get("workspace")
+        except (ValueError, AttributeError):
+            return None  # an unreadable fingerprint differs anyway: :meth:`is_dirty` rebuilds it
+        return built if isinstance(built, str) and built != str(self.workspace.resolve()) else None
+
     def _indexed_now(self) -> _Indexed:
         """(generation, fingerprint, memory files' states, first-index marker) of the index, read again only
         after a write."""
@@ -235,8 +244,13 @@ class IndexKeeper:
         if self.store.read_only:
             notes.append(f"the index is used as it is: it cannot be updated ({self.store.read_only})")
             return notes, self.is_dirty()
-        if "fingerprint" not in self.store.meta():
-            if on_search:  # never built: the first search builds it (memory files only)
+        meta = self.store.meta()
+        other = self._built_for_other_workspace(meta.get("fingerprint"))
+        if "fingerprint" not in meta or other:
+            if on_search:  # never built (or for another workspace's files): the first search builds it (memory
+                # files only); another workspace's memory is no stale answer of this one
+                if other:
+                    notes.append(f"the index was built for another workspace ({other}): rebuilt for this one")
                 notes.extend(self.sync(include_sessions=False).notes)
                 if self.settings.sessions_enabled:
                     refresh()
