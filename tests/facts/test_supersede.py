@@ -882,3 +882,27 @@ def test_a_month_is_one_written_capitalised_and_a_period_whatever_opens_the_sent
     assert reading.amounts_of("I will march 20 miles") == {("20", "mile")}
     assert said(1, "My January book budget is $75").periods == {"jan"}
     assert said(2, "my January book budget is $75").periods == {"jan"}
+
+
+def test_a_change_from_a_value_the_earlier_never_held_is_another_things_change() -> None:
+    asked = reading.question("What is my peak memory usage?")
+    earlier = said(1, "my resume script uses around 250MB of peak memory usage", "2026-03-03")
+    other = said(2, "I brought the peak memory usage of my app down from 600MB to 400MB", "2026-03-05")
+    assert not supersede.same_thing(earlier, other, asked=asked)
+    steps = said(3, "I cut the peak memory usage of my script from 300MB to 180MB", "2026-03-03")
+    assert not supersede.same_thing(steps, other, asked=asked)
+    # a change from the value the earlier holds goes on from it
+    onward = said(4, "I brought the peak memory usage of my script down from 250MB to 200MB", "2026-03-05")
+    assert supersede.same_thing(earlier, onward, asked=asked)
+    assert reading.unit_of("600mb") == "mb" and reading.unit_of("$1300") == ""
+
+
+def test_an_event_of_another_day_that_changed_its_length_did_not_move() -> None:
+    asked = reading.question("How long is my batch cooking session?")
+    may = said(1, "my batch cooking session on May 11 is at 3 PM for 2.5 hours", "2026-03-03")
+    june = said(2, "the June 8 batch cooking session was extended to 3.5 hours", "2026-03-05")
+    assert not supersede.same_thing(may, june, asked=asked)
+    # a deadline extended to another day is the same deadline moved
+    first = said(3, "the application deadline for the producer role is May 10", "2026-03-03")
+    moved = said(4, "the producer role application deadline was extended to May 20", "2026-03-05")
+    assert supersede.same_thing(first, moved, asked=reading.question("When is the producer role application deadline?"))

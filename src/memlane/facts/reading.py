@@ -129,6 +129,8 @@ class Said:
     # which one it is ("budget": "grocery" of "my grocery budget", "joint", "groceries" of "joint budget for
     # groceries"): see :func:`qualifiers`
     stems: frozenset[str] = frozenset()  # every word of the text, as stems
+    origins: frozenset[str] = frozenset()  # the values a change it tells starts from ("from 600MB to 400MB":
+    # "600mb"): see _FROM_TO
 
     @cached_property
     def units(self) -> frozenset[str]:
@@ -219,6 +221,7 @@ def read(
         phrases=phrases,
         qualified=qualifiers(content, frozenset(plain_unit(u) for _, units in phrases for u in units)),
         stems=_stems(content),
+        origins=_origins(content),
     )
 
 
@@ -298,7 +301,23 @@ def qualifiers(content: str, heads: frozenset[str]) -> frozenset[tuple[str, froz
 
 # What a fact says was replaced: the words after "from", "instead of", "rather than", "replacing", "no longer",
 # up to three, read for values as the fact is ("switched from Fira Code to JetBrains Mono": fira, code).
+# "from 600MB to 400MB", "from $1,300 down to $1,200": the value a change starts from, said with the new one.
+_FROM_TO = re.compile(r"\bfrom\s+(\$?\d[\d,.]*\s?[a-z%]*)\s+(?:down\s+|up\s+)?to\s+\$?\d", re.I)
 _WAS = re.compile(r"\b(?:from|instead of|rather than|replacing|no longer(?: \w+)?)\s+((?:[^\s,;.!?]+\s?){1,3})", re.I)
+
+
+@functools.lru_cache(maxsize=8192)
+def _origins(content: str) -> frozenset[str]:
+    """The values the changes ``content`` tells start from (see ``_FROM_TO``)."""
+    out: set[str] = set()
+    for m in _FROM_TO.finditer(PROVENANCE.sub("", content)):
+        out |= {v for v in _split(f"x {m.group(1)}")[1] if any(c.isdigit() for c in v)}
+    return frozenset(out)
+
+
+def unit_of(value: str) -> str:
+    """What a value read with a number counts, as its text ends: "mb" of "600mb", "" of "8" or "$1300"."""
+    return value.lstrip("$0123456789.,")
 
 
 @functools.lru_cache(maxsize=8192)

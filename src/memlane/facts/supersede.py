@@ -71,10 +71,16 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     if _aim_and_outcome(a, b):
         return False  # "a goal of 12 books", then "finished 11 books": both stand
     earlier, later = (a, b) if b.when > a.when else (b, a)
+    if _from_elsewhere(earlier, later):
+        return False  # "250MB of peak memory", then "brought it down from 600MB to 400MB": the later changed
+        # another thing's value, not the earlier's
     if not later.update and _qualified_apart(a, b):
         return False  # "the dining out budget to $200", then "a $500 joint budget for groceries": two budgets
     if a.days and b.days and not a.days & b.days and not later.moved:
         return False  # "declined the offer on June 6", then "declined the offer on July 9": two events
+    if earlier.dates and later.dates and not earlier.dates & later.dates and _resized(later):
+        return False  # "a cooking session on May 11", then "the June 8 session was extended to 3.5 hours": another
+        # day's event changed its length, not its day
     if a.periods and b.periods and not a.periods & b.periods:
         return False  # "8 hours of practice in April", then "14 hours across June and July": two measures, even
         # when the later says it changed ("12 hours of overtime in February", then "down to 4 hours in March")
@@ -180,6 +186,22 @@ def _qualified_apart(a: Said, b: Said) -> bool:
         return False  # most facts qualify nothing they count: no pair of them is read further
     here, there = a.which, b.which
     return any(here[w] - b.stems and there[w] - a.stems for w in here.keys() & there.keys())
+
+
+def _resized(later: Said) -> bool:
+    """Whether ``later`` says an event changed ("extended", "moved") only to other amounts, to no other day."""
+    return later.moved and bool(later.changed) and not any(v.startswith("date:") for _, v, _ in later.changed)
+
+
+def _from_elsewhere(earlier: Said, later: Said) -> bool:
+    """Whether ``later`` tells a change from a value ``earlier`` does not hold, in a unit ``earlier`` counts in:
+    "from 600MB to 400MB" after "around 250MB" (or after "from 300MB to 180MB") goes on from another value."""
+    for value in later.origins:
+        unit = reading.unit_of(value)
+        alike = {v for v in earlier.values if reading.unit_of(v) == unit and any(c.isdigit() for c in v)}
+        if alike and value not in alike:
+            return True
+    return False
 
 
 def _grown(earlier: Said, later: Said) -> bool:
