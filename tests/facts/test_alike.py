@@ -56,16 +56,16 @@ def test_the_later_of_two_alike_comes_right_before_the_earlier_and_the_rest_keep
     early = said(1, "my budget for the laptop is $1,300")
     other = said(2, "I like the ThinkPad keyboard", "2026-03-04")
     late = said(3, "my budget for the laptop is $1,200 after the refund", "2026-03-09")
-    assert alike.later_first([[early], [other], [late]], asked) == [2, 0, 1]
-    assert alike.later_first([[late], [other], [early]], asked) == [0, 1, 2]  # already later first
+    assert alike.reorder([[early], [other], [late]], asked) == [2, 0, 1]
+    assert alike.reorder([[late], [other], [early]], asked) == [0, 1, 2]  # already later first
     # a chain of three: each later one before the one it answers alike with, the latest first
     mid = said(4, "my budget for the laptop is $1,250", "2026-03-06")
-    assert alike.later_first([[early], [mid], [other], [late]], asked) == [3, 1, 0, 2]
+    assert alike.reorder([[early], [mid], [other], [late]], asked) == [3, 1, 0, 2]
     # items without facts (a passage of another agent, a fact a supersession placed) are left where they are
-    assert alike.later_first([[early], [], [late]], asked) == [2, 0, 1]
+    assert alike.reorder([[early], [], [late]], asked) == [2, 0, 1]
     # only the best SPAN are looked at
     filler = [[said(10 + i, f"note number {i}", "2026-03-04")] for i in range(alike.SPAN)]
-    assert alike.later_first([[early], *filler, [late]], asked) == list(range(alike.SPAN + 2))
+    assert alike.reorder([[early], *filler, [late]], asked) == list(range(alike.SPAN + 2))
 
 
 def _log(ws: Path, day: str, bullets: list[str]) -> None:
@@ -118,3 +118,27 @@ def test_search_cuts_a_passage_holding_two_answers_alike_the_later_part_first(tm
         assert "March 23" in hits[1].snippet
         whole = mem.search("When was the safety inspection of the apartment?", now=now, min_score=0).results
         assert len(whole) == 1  # a question in the past tense: the passage is left whole
+
+
+def test_a_question_about_a_value_before_gets_the_earlier_of_two_answers_first(tmp_path: Path) -> None:
+    assert alike.past_first("What was my previous status before I got the current one?") is True
+    assert alike.past_first("What is my status?") is False
+    assert alike.past_first("When did I get my status?") is None  # an event: ranked as found
+    asked = reading.question("What was my previous budget for the laptop?")
+    early = said(1, "my budget for the laptop is $1,300")
+    late = said(3, "my budget for the laptop is $1,200 after the refund", "2026-03-09")
+    assert alike.reorder([[late], [early]], asked, past=True) == [1, 0]
+    assert alike.reorder([[late], [early]], asked) == [0, 1]
+    ws = tmp_path / "ws"
+    _log(ws, "2026-03-03", ["W @User: the frequent flyer status on my airline is Silver (User, 10:34)"])
+    _log(  # the later says more of the question's words, twice over
+        ws,
+        "2026-03-05",
+        ["W @User: my frequent flyer status on my airline, the airline frequent flyer status, is Gold (User, 10:46)"],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        now = dt.datetime(2026, 3, 10, 12, 0)
+        question = "What was my previous frequent flyer status on my airline?"
+        assert [f.day for f in mem.recall(question, k=5, now=now).facts] == ["2026-03-03", "2026-03-05"]
+        hits = mem.search(question, now=now, min_score=0).results
+        assert [h.path for h in hits][:2] == ["memory/2026-03-03.md", "memory/2026-03-05.md"]

@@ -26,6 +26,16 @@ _PAST = re.compile(
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
 # "What is ...", "how many ...", "when is ...": a question asking for a value (not "have I ever ...?", yes or no)
 _WH = re.compile(r"\b(?:what|which|how|when|where|who|whom|whose)\b", re.IGNORECASE)
+# The words a question asks with, not about: "how many", "current", "previous", "before I updated", "now"
+_ASKING = (
+    frozenset(
+        numbers.stem(w)
+        for w in "many much current now latest still previous before initially originally first earlier got get "  # noqa: SIM905
+        "updated update changed anymore".split()
+    )
+    | frozenset(numbers.stem(w) for w in reading.UPDATE_WORDS)
+    | numbers.MONTHS
+)
 SPAN = 10  # the best facts among which the later of two alike is brought first
 ANCHOR = 2  # the words and values of the question that both facts hold, at least
 SHARE = 0.5  # ... and at least this share of the question's words
@@ -43,25 +53,36 @@ def present(query: str) -> bool:
     return bool(_WH.search(query)) and not asks_for_past(query) and not _PAST_TENSE.search(query)
 
 
+def past_first(query: str) -> bool | None:
+    """How facts answering ``query`` alike are ordered: ``False`` the later first (a value now, :func:`present`),
+    ``True`` the earlier first (a value before: :func:`asks_for_past`), ``None`` as ranked (an event, yes or
+    no)."""
+    if asks_for_past(query):
+        return True
+    return False if present(query) else None
+
+
 def answer_alike(a: Said, b: Said, asked: Said) -> bool:
-    """Whether ``a`` and ``b`` answer ``asked`` alike: both hold ``ANCHOR`` (and ``SHARE`` of) its words, and
-    each gives a value the question does not name and the other does not give."""
+    """Whether ``b`` answers ``asked`` alike with ``a``, and as fully: both hold ``ANCHOR`` (and ``SHARE``) of
+    the words it asks about, ``b`` every one ``a`` holds, and each gives a value the question does not name and
+    the other does not give."""
     own_a, own_b = a.values - asked.values, b.values - asked.values
     if not (own_a - own_b and own_b - own_a):
         return False
-    wanted = (asked.frame | asked.values) - reading.UPDATE_WORDS - numbers.MONTHS
+    wanted = (asked.frame | asked.values) - _ASKING
     here, there = (a.frame | a.values) & wanted, (b.frame | b.values) & wanted
     return here <= there and len(here) >= max(ANCHOR, SHARE * len(wanted))
 
 
-def later_first(items: Sequence[Sequence[Said]], asked: Said) -> list[int]:
+def reorder(items: Sequence[Sequence[Said]], asked: Said, past: bool = False) -> list[int]:
     """The order to show ``items`` in (each a fact, or a passage's facts; best first): among the first ``SPAN``,
-    each brought right before the best-ranked one it answers the question alike with, later (:func:`_later`)."""
+    each brought right before the best-ranked one it answers the question alike with (:func:`answer_alike`)
+    when it was said later, or for a question about the past (``past``) earlier."""
     head = min(SPAN, len(items))
     pulls: dict[int, int] = {}
     for i in range(head):
         for j in range(i + 1, head):
-            if j not in pulls and _later(items[i], items[j], asked):
+            if j not in pulls and _sooner(items[i], items[j], asked, past):
                 pulls[j] = i
 
     def root(k: int) -> int:
@@ -75,13 +96,13 @@ def later_first(items: Sequence[Sequence[Said]], asked: Said) -> list[int]:
     out: list[int] = []
     for k in range(len(items)):
         if k not in pulls:
-            out.extend(sorted((j for j in pulls if root(j) == k), key=latest, reverse=True))
+            out.extend(sorted((j for j in pulls if root(j) == k), key=latest, reverse=not past))
             out.append(k)
     return out
 
 
-def _later(first: Sequence[Said], then: Sequence[Said], asked: Said) -> bool:
+def _sooner(first: Sequence[Said], then: Sequence[Said], asked: Said, past: bool) -> bool:
     """Whether ``then`` answers the question alike with ``first`` (some fact of each), and every such pair was
-    said later in ``then``."""
+    said later in ``then`` (``past``: earlier)."""
     pairs = [(a, b) for a in first for b in then if answer_alike(a, b, asked)]
-    return bool(pairs) and all(b.when > a.when for a, b in pairs)
+    return bool(pairs) and all((b.when < a.when) if past else (b.when > a.when) for a, b in pairs)

@@ -307,7 +307,7 @@ def by_time(
     found = supersede.supersessions(said, question)
     found = supersede.unnamed(found, said, question)  # "fact number 17": the question names the value it wants
     if not found:
-        return _later_first(ranked, said, question, query, frozenset())
+        return _in_time(ranked, said, question, query, frozenset())
     past = alike.asks_for_past(query)
     until = asked.window.end if asked is not None and past else None
     when = {s.seq: s.when for s in said}
@@ -318,16 +318,17 @@ def by_time(
             head = facts[sup.by]
             status[seq] = Status("superseded", frozenset(), sup.day, {"content": head.content, "source": head.source})
     grouped = frozenset(found) | frozenset(sup.by for sup in found.values())
-    return _later_first([by_seq[s] for s in seqs], said, question, query, grouped)
+    return _in_time([by_seq[s] for s in seqs], said, question, query, grouped)
 
 
-def _later_first(
+def _in_time(
     ranked: list[Candidate], said: list[reading.Said], question: reading.Said, query: str, grouped: frozenset[int]
 ) -> list[Candidate]:
-    """``ranked`` with, for a question asking for a value now, the later of two facts answering it alike first
-    (:mod:`memlane.facts.alike`); facts of a supersession (``grouped``) stay where it put them."""
-    if not alike.present(query):
+    """``ranked`` with the later of two facts answering the question alike first (for a value before, the
+    earlier: :mod:`memlane.facts.alike`); facts of a supersession (``grouped``) stay where it put them."""
+    past = alike.past_first(query)
+    if past is None:
         return ranked
     of = {s.seq: s for s in said}
     items = [[of[c.seq]] if c.seq in of and c.seq not in grouped else [] for c in ranked]
-    return [ranked[i] for i in alike.later_first(items, question)]
+    return [ranked[i] for i in alike.reorder(items, question, past)]

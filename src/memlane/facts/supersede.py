@@ -416,10 +416,11 @@ def current_first(
                 held.append([f for f in there if first <= f.start_line <= last])
         results, passages = cut, held
     shown = _passage_order(passages, found, past)
-    if alike.present(query):  # of two passages answering the question alike, the later first
+    earlier = alike.past_first(query)
+    if earlier is not None:  # of two passages answering the question alike, the later first (before: earlier)
         grouped = set(found) | {sup.by for sup in found.values()}
         items = [[s for f in passages[i] if f.seq not in grouped and (s := read_fact(f)) is not None] for i in shown]
-        shown = [shown[k] for k in alike.later_first(items, question(query))]
+        shown = [shown[k] for k in alike.reorder(items, question(query), earlier)]
     return [results[i] for i in shown][:limit]
 
 
