@@ -900,3 +900,31 @@ def test_a_list_of_options_with_the_request_to_pick_after_it_is_an_offer() -> No
     offer = "- **Redis** — in memory, fast\n- **SQLite** — a single file\n\nLet me know which you prefer."
     texts = _texts([_t("user", "which cache?", 0), _t("assistant", offer, 1), _t("user", "let's use SQLite", 2)])
     assert any(t.startswith("User chose SQLite") for t in texts), texts
+
+
+def test_a_choice_says_what_the_options_were_for_from_the_request_they_answer() -> None:
+    offer = (
+        "Some ideas:\n\n- **Night Owl** — dark and calm\n- **Dawn Patrol** — light and warm\n"
+        "- **Harbor** — blue tones\n\nWhich do you like?"
+    )
+
+    def chose(request: str, reply: str = "I like Night Owl") -> list[str]:
+        turns = [_t("user", request, 0), _t("assistant", offer, 1), _t("user", reply, 2)]
+        return [t for t in _texts(turns) if " chose " in t]
+
+    # the option's name alone does not say what was named: the person's request does, in their words
+    assert chose("The colours are from an old sailing poster, suggest some names for my terminal theme") == [
+        "User chose Night Owl as the name for their terminal theme: Night Owl — dark and calm"
+    ]
+    typo = chose("the palette came from a poster suggest somme names")  # "somme": a word before it, not a name
+    assert typo[0].startswith("User chose Night Owl as the name:")
+    assert chose("Which font should I use for the status bar?")[0].startswith(
+        "User chose Night Owl as the font for the status bar:"
+    )
+    assert chose("what should we call the new bot?")[0].startswith("User chose Night Owl as the name for the new bot:")
+    assert chose("any ideas for the landing page headline?")[0].startswith(
+        "User chose Night Owl for the landing page headline:"
+    )
+    # by label too; a request that asks for nothing named adds nothing
+    assert chose("suggest names for the cat", "option 2")[0].startswith("User chose option 2 as the name for the cat:")
+    assert chose("ok, go on") == ["User chose Night Owl: Night Owl — dark and calm"]

@@ -94,6 +94,7 @@ def draft_candidates(
     said: set[str] = set()
     chat: list[Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
+    request: Prose | None = None  # the person's last turn: what the agent's turns after it answer
     spoken = 0
     worked = False  # a tool ran since the person's last turn: the agent acted in their environment
     for i, t in enumerate(turns):
@@ -119,8 +120,11 @@ def draft_candidates(
             chat.extend(_named(prose, i, t.name, day, known))
         else:
             cands.extend(
-                person_candidates(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked, outside)
+                person_candidates(
+                    prose, i, speaker, prev_agent, day, prev_agent is not None and not worked, outside, request
+                )
             )
+            request = prose if t.role == "user" else request
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
