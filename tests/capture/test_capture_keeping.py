@@ -928,3 +928,27 @@ def test_a_choice_says_what_the_options_were_for_from_the_request_they_answer() 
     # by label too; a request that asks for nothing named adds nothing
     assert chose("suggest names for the cat", "option 2")[0].startswith("User chose option 2 as the name for the cat:")
     assert chose("ok, go on") == ["User chose Night Owl: Night Owl — dark and calm"]
+
+
+def test_the_agents_act_is_kept_though_the_files_it_worked_on_name_the_same_things() -> None:
+    # a helper's search result names the flag, the file and the fix; the agent's report of its own edit is its work
+    found = (
+        "Search results: the deprecated `--no-cache` option of the `pip install` command is in `scripts/setup.sh` "
+        "line 12. Fixed releases removed this option from the command."
+    )
+    act = "Fixed! Removed the deprecated `--no-cache` option from the `pip install` command in `scripts/setup.sh:12`."
+    turns = [_t("user", "the setup script fails on an unknown flag", 0), _t("tool", found, 1), _t("assistant", act, 2)]
+    assert any("`--no-cache`" in t and "`scripts/setup.sh:12`" in t for t in _texts(turns)), _texts(turns)
+    # the trust boundary holds for what the act's words say: a page's claims, a check's result
+    page = "Hotel Aurora costs 120 euros per night, rated 4.5 with free cancellation and breakfast included."
+    added = "Added Hotel Aurora to `trip.md`: 120 euros per night, rated 4.5 with free cancellation and breakfast."
+    turns = [_t("user", "find a hotel in Oslo", 0), _t("tool", page, 1), _t("assistant", added, 2)]
+    assert not any("cancellation" in t for t in _texts(turns)), _texts(turns)
+    result = "login endpoint returns 401 for expired tokens and 200 for fresh tokens carrying the refresh header"
+    checked = "I verified the `login` endpoint: it returns 401 for expired tokens and 200 for fresh tokens."
+    turns = [_t("user", "check the login", 0), _t("tool", result, 1), _t("assistant", checked, 2)]
+    assert not any("expired tokens" in t for t in _texts(turns)), _texts(turns)
+    tool = "Policy.can? checked for nil, user and staff: nil -> false, user -> false, staff -> false (all returned)"
+    checked = "I verified `Policy.can?` for `nil`, `:user` and `:staff`: all returned `false`."
+    turns = [_t("user", "can staff reset it?", 0), _t("tool", tool, 1), _t("assistant", checked, 2)]
+    assert not any("returned" in t for t in _texts(turns)), _texts(turns)  # the names aside, a check says the tool's

@@ -239,6 +239,27 @@ _PLAN_HEAD = re.compile(
 )
 
 
+# An outcome that reports what a check or tool said ("I verified ...: all returned `false`", "Ran the tests: 3
+# failed"): its result is the tool's, read whole by the restating check
+_CHECKED = re.compile(
+    r"^\W{0,3}(?:(?:i|we)(?:'ve| have)? )?(?:also |then |now )?(?:verified|tested|confirmed|checked|ran|re-?ran|"
+    r"measured|computed|calculated|analy[sz]ed|found|traced|identified|saw|got)\b",
+    re.I,
+)
+# the words that open the act ("Fixed! Removed", "I've also added"): the agent's own, whatever the files say
+_ACT_LEAD = re.compile(rf"^(?:\W*\b(?:{_PAST}|done|fixed|i|we|'ve|have|also|now|just|successfully)\b)+", re.I)
+
+
+def _own_words(u: str, acted: bool) -> str:
+    """What of an outcome the restating check reads: of the agent's act ("Removed the deprecated `--no-lock` flag
+    from `install/brew.sh`"), its words without the act's verbs and the names of the person's things (code spans,
+    paths, files, settings), which the files and results it worked on name too; of a finding, a cause or a check's
+    result, the whole sentence."""
+    if not acted or _FINDING_LEAD.match(u) or _CAUSE.search(u) or _CHECKED.match(u):
+        return u
+    return _CODEISH.sub(" ", _ACT_LEAD.sub("", u, count=1))
+
+
 def opens_report(u: str) -> bool:
     """Whether a sentence opens a report of work done ("Done:", "Here's what changed:"): its list is no offer."""
     return bool(_REPORT_HEAD.match(u) or _REPORT_INTRO.match(u))
@@ -364,7 +385,7 @@ def agent_outcomes(
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome
         u, k = with_list(u, units, prose.items, k)
-        if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
+        if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(_own_words(u, lead), i):
             continue
         opens = _FINDING_LEAD.match(u)
         if opens and _SUSPECT.search(u):
