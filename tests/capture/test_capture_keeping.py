@@ -952,3 +952,25 @@ def test_the_agents_act_is_kept_though_the_files_it_worked_on_name_the_same_thin
     checked = "I verified `Policy.can?` for `nil`, `:user` and `:staff`: all returned `false`."
     turns = [_t("user", "can staff reset it?", 0), _t("tool", tool, 1), _t("assistant", checked, 2)]
     assert not any("returned" in t for t in _texts(turns)), _texts(turns)  # the names aside, a check says the tool's
+
+
+def test_the_agents_report_after_work_in_the_passive_by_a_key_or_under_a_files_heading_is_an_outcome() -> None:
+    def after_work(report: str, worked: bool = True) -> list[str]:
+        turns = [_t("user", "please set it up", 0), *([_t("tool", "ok", 1)] if worked else [])]
+        turns.append(_t("assistant", report, 2))
+        return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+
+    kept = {
+        "The backup job has been scheduled for 02:00 every weekday.": "02:00",
+        "You can now cycle the wallpapers with `Super+B`.": "`Super+B`",
+        "Press `Ctrl+Alt+T` to open the floating terminal.": "`Ctrl+Alt+T`",
+        "I bound `Super+L` to lock the screen.": "`Super+L`",
+        "Turned off the pane frames in the Zellij config.": "pane frames",
+        "**Key changes**\n\n- `src/auth.py`: tokens expire after 15 minutes\n- `README.md`: a usage section": "15",
+    }
+    for report, value in kept.items():
+        assert any(value in t for t in after_work(report)), (report, after_work(report))
+    # with no tool run, a passive is news read somewhere; a key to check the work, or "you can" advice, is a step
+    assert after_work("Native TypeScript support has been added in Node 23.6.", worked=False) == []
+    assert after_work("Press `F5` to see the new colours.") == []
+    assert after_work("You can check the result with `git status`.") == []

@@ -50,7 +50,8 @@ _PAST = (
     "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
     "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
     "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
-    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
+    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared|"
+    "turned on|turned off|toggled|bound|unbound|rebound|rebuilt|overrode|overwrote|undid|reran"
 )
 # An acknowledgement before the report: "You were right — I refactored ...", "Good call — I've decluttered ..."
 _ACK = (
@@ -71,6 +72,19 @@ _OUTCOME = re.compile(
 _DONE_TO = re.compile(
     rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
     rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
+    re.I,
+)
+# After the agent worked, what its work left, said in the passive: "The cron job has been scheduled for 9am" (with no
+# tool run, "Support has been added in React 19" is news read somewhere)
+_DONE_PASSIVE = re.compile(
+    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,4}} (?:has|have|had) (?:now |also |just )?been (?:{_PAST})\b",
+    re.I,
+)
+# After the agent's work, which key or command now does what: "You can now cycle the wallpapers with `Super+B`",
+# "Press `Ctrl+Alt+T` to open the floating terminal"; never "Press `F5` to see it" (a step to check the work)
+_USAGE = re.compile(
+    r"^\W{0,3}(?:(?:you can|you'?ll be able to) now|now,? you can)\b[^`\n]{0,120}`[^`\n]{1,80}`"
+    r"|^\W{0,3}(?:press|hit)\s+`[^`\n]{1,40}`\s+(?:\w+\s+)?to\s+(?!see\b|test\b|confirm\b|check\b|verify\b|try\b)\w",
     re.I,
 )
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
@@ -228,7 +242,7 @@ _PRESENT = re.compile(
 _REPORT_HEAD = re.compile(
     r"^\W{0,3}(?:what (?:i|we)(?:'ve| have)? (?:did|done|changed|implemented|added|fixed|built|updated|shipped)|"
     r"what'?s (?:new|changed|done)|what changed|changes(?: made)?\b|summary\b|implemented\b|done\b|completed\b|"
-    r"fixed\b|highlights\b)",
+    r"fixed\b|highlights\b|(?:key|main) changes\b|files? (?:changed|modified|touched|updated)\b|modified files\b)",
     re.I,
 )
 _PLAN_HEAD = re.compile(
@@ -306,7 +320,9 @@ def _reported(u: str) -> bool:
     said = (
         _PRESENT.match(body) or _BASE.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
     )
-    return bool(said) and (specific(u) or names_someone(u))
+    # "`src/auth.py`: tokens expire after 15 minutes": under a report, what a file of the person's now holds
+    filed = body != u and _CODEISH.fullmatch(u[: len(u) - len(body)].rstrip().rstrip(":")) and specific(body)
+    return bool(said or filed) and (specific(u) or names_someone(u))
 
 
 def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
@@ -362,11 +378,15 @@ def agent_outcomes(
             else:
                 continue
         intro = _intro(u, worked) and k < len(units) and prose.items[k]  # "Here's what changed:" + its list
-        if not intro and (size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
+        usage = bool(worked and _USAGE.match(u))  # "You can now cycle the wallpapers with `Super+B`"
+        if not intro and (
+            size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or (_ADVICE.search(u) and not usage)
+        ):
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
+        lead = lead or bool(worked and _DONE_PASSIVE.match(u))
         if lead and not worked and _BARE_VERB.match(u):
             lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
@@ -380,7 +400,7 @@ def agent_outcomes(
         cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
         # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
         state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
-        if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
+        if not lead and not cause and not agreed and not state and not usage and not (_NOW.search(u) and out):
             continue
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome
