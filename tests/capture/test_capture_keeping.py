@@ -928,6 +928,19 @@ def test_a_choice_says_what_the_options_were_for_from_the_request_they_answer() 
     # by label too; a request that asks for nothing named adds nothing
     assert chose("suggest names for the cat", "option 2")[0].startswith("User chose option 2 as the name for the cat:")
     assert chose("ok, go on") == ["User chose Night Owl: Night Owl — dark and calm"]
+    # names asked for nothing named are for what the person set out to make a few turns before
+    turns = [
+        _t("user", "how hard is it to create a custom theme for my terminal?", 0),
+        _t("assistant", "Not hard: a theme is a folder with a `colors.toml` file.", 1),
+        _t("user", "the colours come from an old sailing poster", 2),
+        _t("assistant", "Nice palette, I mapped it to the 16 slots.", 3),
+        _t("user", "suggest some names", 4),
+        _t("assistant", offer, 5),
+        _t("user", "I like Night Owl", 6),
+    ]
+    assert [t for t in _texts(turns) if " chose " in t] == [
+        "User chose Night Owl as the name for the custom theme: Night Owl — dark and calm"
+    ]
 
 
 def test_the_agents_act_is_kept_though_the_files_it_worked_on_name_the_same_things() -> None:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
+from . import options
 from .outcomes import (
     OutsideText,
     agent_outcomes,
@@ -58,6 +59,7 @@ from .turns import Turn
 THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the dev set's tune half
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
+MAKING_TURNS = 8  # a name asked for nothing named is for what the person set out to make in their last 8 turns
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 
 
@@ -95,6 +97,7 @@ def draft_candidates(
     chat: list[Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
     request: Prose | None = None  # the person's last turn: what the agent's turns after it answer
+    making: list[str | None] = []  # what each of the person's last MAKING_TURNS turns set out to make
     spoken = 0
     worked = False  # a tool ran since the person's last turn: the agent acted in their environment
     for i, t in enumerate(turns):
@@ -121,10 +124,20 @@ def draft_candidates(
         else:
             cands.extend(
                 person_candidates(
-                    prose, i, speaker, prev_agent, day, prev_agent is not None and not worked, outside, request
+                    prose,
+                    i,
+                    speaker,
+                    prev_agent,
+                    day,
+                    prev_agent is not None and not worked,
+                    outside,
+                    request,
+                    next((m for m in reversed(making) if m), None),
                 )
             )
-            request = prose if t.role == "user" else request
+            if t.role == "user":
+                request = prose
+                making = [*making, options.making(prose)][-MAKING_TURNS:]
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)

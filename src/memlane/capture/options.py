@@ -202,11 +202,12 @@ def _what_for(rest: str, named: bool = False) -> str | None:
     return f"as the {head.casefold()} for {_third_person(target)}" if head else f"for {_third_person(target)}"
 
 
-def purpose(request: Prose | None) -> str | None:
+def purpose(request: Prose | None, making: str | None = None) -> str | None:
     """What the options the person chose among were for, read from the request they answer (the person's turn
     before the agent's list): "as the name for their theme" after "suggest some names for my theme", "as the
     database for the cache" after "which database should I use for the cache?"; None when it says nothing of it.
-    The request's last sentence that asks is read."""
+    The request's last sentence that asks is read. A name asked for nothing named ("suggest some names") is for
+    ``making``, what the person set out to make before (:func:`making`)."""
     if request is None:
         return None
     for raw in reversed(request.units):
@@ -220,6 +221,27 @@ def purpose(request: Prose | None) -> str | None:
         m = _ASKS.search(u)
         if m:
             found = _what_for(u[m.end() :])
+            if found in ("as the name", "as the title") and making:
+                return f"{found} for the {making}"
             if found:
                 return found
+    return None
+
+
+# What the person sets out to make: "how hard to create a custom theme", "let's build a new CLI for it"
+_MAKING = re.compile(
+    r"\b(?:create|make|build|set up|start|design|write)\s+(?:a|an|my|our|the)\s+(?P<thing>[\w-]+(?: [\w-]+)?)", re.I
+)
+
+
+def making(prose: Prose) -> str | None:
+    """The last thing a turn of the person's says they set out to make ("create a custom theme" -> "custom
+    theme"), its words up to the first small word; None when it names none."""
+    for raw in reversed(prose.units):
+        found = list(_MAKING.finditer(clean(raw)))
+        if found:
+            words = found[-1].group("thing").split()
+            kept = [w for w in words[: next((k for k, w in enumerate(words) if w.casefold() in STOPWORDS), 2)]]
+            if kept:
+                return " ".join(kept)
     return None

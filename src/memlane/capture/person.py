@@ -238,11 +238,13 @@ def person_candidates(
     advised: bool = False,
     outside: OutsideText | None = None,
     request: Prose | None = None,
+    making: str | None = None,
 ) -> list[Candidate]:
     """The candidates of one of the person's turns; ``advised``: the agent's turn before it ran no tool (it told
     the person what to do, so "done" says they did it); ``outside``: the batch's tool turns, whose words (a page, a
     file, a tool's result the agent restated) never become what the person confirmed or chose; ``request``: the
-    person's turn before the agent's, which says what the options it listed were for."""
+    person's turn before the agent's, which says what the options it listed were for, or ``making``, what the
+    person set out to make in a recent turn, when a name was asked for nothing named."""
     units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[Candidate] = []
@@ -254,7 +256,7 @@ def person_candidates(
     def chose(picked: tuple[str, str]) -> Candidate:
         # an option that restates outside text ("Hotel Aurora — $120/night, rated 4.5" from a search) is named only;
         # what it was chosen as comes from the person's request ("suggest some names for my theme")
-        what = purpose(request)
+        what = purpose(request, making)
         chosen = f"{speaker} chose {picked[0]} {what}" if what else f"{speaker} chose {picked[0]}"
         text = chosen if restated(picked[1]) else f"{chosen}: {picked[1]}"
         return Candidate(0.95, "world", text, i, speaker, "decided")
