@@ -987,3 +987,12 @@ def test_the_agents_report_after_work_in_the_passive_by_a_key_or_under_a_files_h
     assert after_work("Native TypeScript support has been added in Node 23.6.", worked=False) == []
     assert after_work("Press `F5` to see the new colours.") == []
     assert after_work("You can check the result with `git status`.") == []
+
+
+def test_a_state_after_work_said_of_the_persons_own_thing_is_an_outcome_and_news_is_not() -> None:
+    def after_work(report: str) -> list[str]:
+        turns = [_t("user", "show the branch in my prompt", 0), _t("tool", "ok", 1), _t("assistant", report, 2)]
+        return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+
+    assert after_work("Your prompt now shows the git branch.") == ["Your prompt now shows the git branch."]
+    assert after_work("The React compiler is now stable.") == []  # names nothing of the person's: read somewhere

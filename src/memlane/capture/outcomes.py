@@ -87,6 +87,7 @@ _USAGE = re.compile(
     r"|^\W{0,3}(?:press|hit)\s+`[^`\n]{1,40}`\s+(?:\w+\s+)?to\s+(?!see\b|test\b|confirm\b|check\b|verify\b|try\b)\w",
     re.I,
 )
+_YOURS = re.compile(r"^\W{0,3}your\s", re.I)  # a sentence about the person's own thing: "Your prompt now ..."
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason|culprit)\b", re.I)
 _ADVICE = re.compile(
@@ -399,7 +400,8 @@ def agent_outcomes(
         said = not lead and not cause and worked and not _HEDGE.search(u)
         cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
         # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
-        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
+        # or is said of the person's own thing: "Your prompt now shows the git branch"
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and (_CODEISH.search(u) or _YOURS.match(u)))
         if not lead and not cause and not agreed and not state and not usage and not (_NOW.search(u) and out):
             continue
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
