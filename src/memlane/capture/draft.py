@@ -42,11 +42,8 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import options
-from .outcomes import (
-    OutsideText,
-    agent_outcomes,
-    applied_edits,
-)
+from .outcomes import agent_outcomes
+from .outside import OutsideText, applied_edits
 from .person import BODY, Candidate, person_candidates
 from .phrasing import (
     clean,

@@ -4,7 +4,7 @@ Only what it changed, created, fixed, ran, or found to be the cause in the perso
 "Added ...", "I've created ...", "The root cause was ...", a report's list item "For X: maps A to B", and the same said
 in Chinese, "已更新 ..."). Never its advice, explanations, refusals, questions, plans or narration, never the steps it
 gives the person ("To fix it: - Set X to Public"), and never a sentence that restates a tool turn (text from outside
-the conversation: a shared run of :data:`SHARED_RUN` words, or most of its content words in one tool turn).
+the conversation, :mod:`memlane.capture.outside`: a run of words or most of its content words in one tool turn).
 
 A turn yields at most :data:`AGENT_PER_TURN` outcomes, those that say the most (a name, value or path first); how they
 rank against the person's words in the batch's budget is :mod:`memlane.capture.draft`.
@@ -12,21 +12,16 @@ rank against the person's words in the batch's budget is :mod:`memlane.capture.d
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..text.keywords import STOPWORDS
 from . import chinese
+from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import clean, names_someone, size, specific, straight
 from .prose import Prose
-from .turns import Turn
 
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
-SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
-SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
-SHARED_SHARE_SAID = 0.5  # the same (of at least 3), for a state or cause the agent states without saying it acted
 
 
 @dataclass
@@ -164,11 +159,7 @@ _NEXT_STEP = re.compile(
 )
 
 
-# --- outside text ------------------------------------------------------------------------------------
-
-# A host's own line that the agent's edit of a file was applied (Aider writes "Applied edit to CONVENTIONS.md" after
-# the agent's "I will update `CONVENTIONS.md`: ..." and its edit blocks): the plan it answers is work done.
-_APPLIED = re.compile(r"^Applied edit to (\S[^\n]{0,200}?)\s*$", re.M)
+# --- the files a host says it applied edits to ----------------------------------------------------------
 
 
 def _names_file(u: str, name: str) -> bool:
@@ -182,50 +173,6 @@ def _names_file(u: str, name: str) -> bool:
             return True
         at = u.find(name, at + 1)
     return False
-
-
-def applied_edits(tool_text: str) -> list[str]:
-    """The files a host says it applied the agent's edits to, in a tool turn's text."""
-    return _APPLIED.findall(tool_text)
-
-
-class OutsideText:
-    """The tool turns of a batch, to recognise an agent sentence that restates one of them."""
-
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.runs: set[tuple[str, ...]] = set()
-        self.words: list[tuple[int, frozenset[str]]] = []  # a tool turn's number and its words, in their order
-        self.having: dict[str, list[int]] = {}  # a word -> the tool turns (their place in ``words``) holding it
-        for i, t in enumerate(turns):
-            if t.role != "tool":
-                continue
-            toks = re.findall(r"\w+", t.content.casefold())
-            for k in range(len(toks) - SHARED_RUN + 1):
-                self.runs.add(tuple(toks[k : k + SHARED_RUN]))
-            words = frozenset(toks)
-            for w in words:
-                self.having.setdefault(w, []).append(len(self.words))
-            self.words.append((i, words))
-
-    def restates(self, sentence: str, before: int, share: float = SHARED_SHARE, least: int = 5) -> bool:
-        """Whether ``sentence`` (of turn ``before``) shares a run of SHARED_RUN words with a tool turn, or ``share``
-        of its content words (at least ``least``) with one tool turn before it. A tool turn holding that many of
-        them holds one of any ``len(content) - need + 1`` of them: only the tool turns that hold one of its rarest
-        words are compared (a long agentic batch has thousands of tool turns)."""
-        if not self.words:
-            return False
-        toks = re.findall(r"\w+", sentence.casefold())
-        if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
-            return True
-        content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
-        if len(content) < least:
-            return False
-        need = math.ceil(share * len(content))
-        if need <= 0:
-            return self.words[0][0] < before
-        rare = sorted(content, key=lambda w: (len(self.having.get(w, ())), w))[: len(content) - need + 1]
-        seen = {k for w in rare for k in self.having.get(w, ())}
-        return any(self.words[k][0] < before and len(content & self.words[k][1]) >= need for k in seen)
 
 
 # A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",

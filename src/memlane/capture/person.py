@@ -17,13 +17,12 @@ from . import chinese
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
 from .outcomes import (
     CONTRAST,
-    SHARED_SHARE_SAID,
-    OutsideText,
     confirmed_proposal,
     confirms,
     followed,
     with_list,
 )
+from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
