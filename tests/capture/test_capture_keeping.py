@@ -7,11 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memlane.capture.digest import digest, draft_turns
 from memlane.capture.draft import Drafted
+from memlane.capture.options import FOR_WORDS, WHAT_WORDS, purpose
 from memlane.capture.phrasing import straight
 from memlane.capture.prose import read_prose
 from memlane.capture.turns import Turn
@@ -996,3 +997,26 @@ def test_a_state_after_work_said_of_the_persons_own_thing_is_an_outcome_and_news
 
     assert after_work("Your prompt now shows the git branch.") == ["Your prompt now shows the git branch."]
     assert after_work("The React compiler is now stable.") == []  # names nothing of the person's: read somewhere
+
+
+_WORDS = st.sampled_from(["the", "my", "red", "names", "theme", "font", "bar", "and", "it's", "`x`"])
+_REQUEST_WORDS = st.integers(0, 12).flatmap(lambda n: st.lists(_WORDS, min_size=n, max_size=n))
+
+
+@given(
+    st.sampled_from(["suggest some", "can you give me a few", "recommend a", "which", "what should we call", ""]),
+    _REQUEST_WORDS,
+    st.sampled_from([" for ", " ", ", "]),
+    _REQUEST_WORDS,
+    st.sampled_from(["", "?", ".", " please"]),
+)
+@example("suggest some", ["names"], " for ", ["the", "red", "theme", "font", "bar", "the", "red", "theme", "font"], "")
+def test_what_a_request_asked_for_is_a_short_phrase_or_nothing(
+    ask: str, what: list[str], joint: str, target: list[str], end: str
+) -> None:
+    found = purpose(read_prose(f"{ask} {' '.join(what)}{joint}{' '.join(target)}{end}"))
+    if found is None:
+        return
+    head, _, said_for = ("", "", found[4:]) if found.startswith("for ") else found.partition(" for ")
+    assert head == "" or re.fullmatch(r"as the \S+(?: \S+)*", head), found
+    assert len(head.split()) - 2 <= WHAT_WORDS and len(said_for.split()) <= FOR_WORDS, found
