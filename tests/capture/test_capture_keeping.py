@@ -1020,3 +1020,11 @@ def test_what_a_request_asked_for_is_a_short_phrase_or_nothing(
     head, _, said_for = ("", "", found[4:]) if found.startswith("for ") else found.partition(" for ")
     assert head == "" or re.fullmatch(r"as the \S+(?: \S+)*", head), found
     assert len(head.split()) - 2 <= WHAT_WORDS and len(said_for.split()) <= FOR_WORDS, found
+
+
+def test_if_your_opens_advice_not_a_finding_about_the_persons_setup() -> None:
+    turns = [
+        _t("user", "why does the build produce so many generated files?", 0),
+        _t("assistant", "If your worry is disk space: this is normal for Rust projects with many crates.", 1),
+    ]
+    assert not any(d.speaker == "assistant" for d in _drafts(turns)), _drafts(turns)

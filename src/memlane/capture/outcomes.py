@@ -87,7 +87,7 @@ _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|show
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason|culprit)\b", re.I)
 _ADVICE = re.compile(
     r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
-    r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
+    r"suggest|if your?|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
     r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
     r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
     re.I,
