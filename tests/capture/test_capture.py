@@ -285,3 +285,27 @@ def test_a_rule_memory_already_holds_is_no_digest_line_of_a_later_session(tmp_pa
         report = mem.capture([_turn("user", rule, 10, 0)], session="again", now=NOW)
     assert report.skipped_as_known == 1 and report.digest_lines == 0, report.to_dict()
     assert not (ws / "memory" / "2026-05-01.md").exists()
+
+
+def test_the_rules_memory_already_holds_leave_their_slots_to_the_sessions_own_outcome(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    rules = [
+        "Always run the linter before committing to the shared branch.",
+        "Never use inline styles in the templates.",
+        "Always write a test for every new endpoint.",
+        "Never push directly to the main branch.",
+        "Always keep the changelog up to date.",
+    ]
+    write(ws, "memory/2026-04-20.md", "# 2026-04-20\n\n## Retain\n" + "".join(f"- W @User: {r}\n" for r in rules))
+    work = [
+        _turn("user", " ".join(rules) + " Add a health check endpoint to the API.", 10, 0),
+        _turn("assistant", "Added the `/health` endpoint to `app/routes.py`; it returns the build version.", 10, 2),
+    ]
+    with _open(ws) as mem:
+        mem.sync()
+        report = mem.capture(work, session="again", now=NOW)
+    # the pasted rules are known and skipped; the slots they took in the budget go to what this session did
+    assert report.skipped_as_known >= 1, report.to_dict()
+    day = (ws / "memory" / "2026-05-01.md").read_text()
+    assert "`/health` endpoint" in day, day
+    assert sum(r in day for r in rules) == 0, day

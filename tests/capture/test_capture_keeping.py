@@ -7,11 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memlane.capture.digest import digest, draft_turns
 from memlane.capture.draft import Drafted
+from memlane.capture.options import FOR_WORDS, WHAT_WORDS, purpose
 from memlane.capture.phrasing import straight
 from memlane.capture.prose import read_prose
 from memlane.capture.turns import Turn
@@ -900,3 +901,130 @@ def test_a_list_of_options_with_the_request_to_pick_after_it_is_an_offer() -> No
     offer = "- **Redis** — in memory, fast\n- **SQLite** — a single file\n\nLet me know which you prefer."
     texts = _texts([_t("user", "which cache?", 0), _t("assistant", offer, 1), _t("user", "let's use SQLite", 2)])
     assert any(t.startswith("User chose SQLite") for t in texts), texts
+
+
+def test_a_choice_says_what_the_options_were_for_from_the_request_they_answer() -> None:
+    offer = (
+        "Some ideas:\n\n- **Night Owl** — dark and calm\n- **Dawn Patrol** — light and warm\n"
+        "- **Harbor** — blue tones\n\nWhich do you like?"
+    )
+
+    def chose(request: str, reply: str = "I like Night Owl") -> list[str]:
+        turns = [_t("user", request, 0), _t("assistant", offer, 1), _t("user", reply, 2)]
+        return [t for t in _texts(turns) if " chose " in t]
+
+    # the option's name alone does not say what was named: the person's request does, in their words
+    assert chose("The colours are from an old sailing poster, suggest some names for my terminal theme") == [
+        "User chose Night Owl as the name for their terminal theme: Night Owl — dark and calm"
+    ]
+    typo = chose("the palette came from a poster suggest somme names")  # "somme": a word before it, not a name
+    assert typo[0].startswith("User chose Night Owl as the name:")
+    assert chose("Which font should I use for the status bar?")[0].startswith(
+        "User chose Night Owl as the font for the status bar:"
+    )
+    assert chose("what should we call the new bot?")[0].startswith("User chose Night Owl as the name for the new bot:")
+    assert chose("any ideas for the landing page headline?")[0].startswith(
+        "User chose Night Owl for the landing page headline:"
+    )
+    # by label too; a request that asks for nothing named adds nothing
+    assert chose("suggest names for the cat", "option 2")[0].startswith("User chose option 2 as the name for the cat:")
+    assert chose("ok, go on") == ["User chose Night Owl: Night Owl — dark and calm"]
+    # names asked for nothing named are for what the person set out to make a few turns before
+    turns = [
+        _t("user", "how hard is it to create a custom theme for my terminal?", 0),
+        _t("assistant", "Not hard: a theme is a folder with a `colors.toml` file.", 1),
+        _t("user", "the colours come from an old sailing poster", 2),
+        _t("assistant", "Nice palette, I mapped it to the 16 slots.", 3),
+        _t("user", "suggest some names", 4),
+        _t("assistant", offer, 5),
+        _t("user", "I like Night Owl", 6),
+    ]
+    assert [t for t in _texts(turns) if " chose " in t] == [
+        "User chose Night Owl as the name for the custom theme: Night Owl — dark and calm"
+    ]
+
+
+def test_the_agents_act_is_kept_though_the_files_it_worked_on_name_the_same_things() -> None:
+    # a helper's search result names the flag, the file and the fix; the agent's report of its own edit is its work
+    found = (
+        "Search results: the deprecated `--no-cache` option of the `pip install` command is in `scripts/setup.sh` "
+        "line 12. Fixed releases removed this option from the command."
+    )
+    act = "Fixed! Removed the deprecated `--no-cache` option from the `pip install` command in `scripts/setup.sh:12`."
+    turns = [_t("user", "the setup script fails on an unknown flag", 0), _t("tool", found, 1), _t("assistant", act, 2)]
+    assert any("`--no-cache`" in t and "`scripts/setup.sh:12`" in t for t in _texts(turns)), _texts(turns)
+    # the trust boundary holds for what the act's words say: a page's claims, a check's result
+    page = "Hotel Aurora costs 120 euros per night, rated 4.5 with free cancellation and breakfast included."
+    added = "Added Hotel Aurora to `trip.md`: 120 euros per night, rated 4.5 with free cancellation and breakfast."
+    turns = [_t("user", "find a hotel in Oslo", 0), _t("tool", page, 1), _t("assistant", added, 2)]
+    assert not any("cancellation" in t for t in _texts(turns)), _texts(turns)
+    result = "login endpoint returns 401 for expired tokens and 200 for fresh tokens carrying the refresh header"
+    checked = "I verified the `login` endpoint: it returns 401 for expired tokens and 200 for fresh tokens."
+    turns = [_t("user", "check the login", 0), _t("tool", result, 1), _t("assistant", checked, 2)]
+    assert not any("expired tokens" in t for t in _texts(turns)), _texts(turns)
+    tool = "Policy.can? checked for nil, user and staff: nil -> false, user -> false, staff -> false (all returned)"
+    checked = "I verified `Policy.can?` for `nil`, `:user` and `:staff`: all returned `false`."
+    turns = [_t("user", "can staff reset it?", 0), _t("tool", tool, 1), _t("assistant", checked, 2)]
+    assert not any("returned" in t for t in _texts(turns)), _texts(turns)  # the names aside, a check says the tool's
+
+
+def test_the_agents_report_after_work_in_the_passive_by_a_key_or_under_a_files_heading_is_an_outcome() -> None:
+    def after_work(report: str, worked: bool = True) -> list[str]:
+        turns = [_t("user", "please set it up", 0), *([_t("tool", "ok", 1)] if worked else [])]
+        turns.append(_t("assistant", report, 2))
+        return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+
+    kept = {
+        "The backup job has been scheduled for 02:00 every weekday.": "02:00",
+        "You can now cycle the wallpapers with `Super+B`.": "`Super+B`",
+        "Press `Ctrl+Alt+T` to open the floating terminal.": "`Ctrl+Alt+T`",
+        "I bound `Super+L` to lock the screen.": "`Super+L`",
+        "Turned off the pane frames in the Zellij config.": "pane frames",
+        "**Key changes**\n\n- `src/auth.py`: tokens expire after 15 minutes\n- `README.md`: a usage section": "15",
+    }
+    for report, value in kept.items():
+        assert any(value in t for t in after_work(report)), (report, after_work(report))
+    # with no tool run, a passive is news read somewhere; a key to check the work, or "you can" advice, is a step
+    assert after_work("Native TypeScript support has been added in Node 23.6.", worked=False) == []
+    assert after_work("Press `F5` to see the new colours.") == []
+    assert after_work("You can check the result with `git status`.") == []
+
+
+def test_a_state_after_work_said_of_the_persons_own_thing_is_an_outcome_and_news_is_not() -> None:
+    def after_work(report: str) -> list[str]:
+        turns = [_t("user", "show the branch in my prompt", 0), _t("tool", "ok", 1), _t("assistant", report, 2)]
+        return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
+
+    assert after_work("Your prompt now shows the git branch.") == ["Your prompt now shows the git branch."]
+    assert after_work("The React compiler is now stable.") == []  # names nothing of the person's: read somewhere
+
+
+_WORDS = st.sampled_from(["the", "my", "red", "names", "theme", "font", "bar", "and", "it's", "`x`"])
+_REQUEST_WORDS = st.integers(0, 12).flatmap(lambda n: st.lists(_WORDS, min_size=n, max_size=n))
+
+
+@given(
+    st.sampled_from(["suggest some", "can you give me a few", "recommend a", "which", "what should we call", ""]),
+    _REQUEST_WORDS,
+    st.sampled_from([" for ", " ", ", "]),
+    _REQUEST_WORDS,
+    st.sampled_from(["", "?", ".", " please"]),
+)
+@example("suggest some", ["names"], " for ", ["the", "red", "theme", "font", "bar", "the", "red", "theme", "font"], "")
+def test_what_a_request_asked_for_is_a_short_phrase_or_nothing(
+    ask: str, what: list[str], joint: str, target: list[str], end: str
+) -> None:
+    found = purpose(read_prose(f"{ask} {' '.join(what)}{joint}{' '.join(target)}{end}"))
+    if found is None:
+        return
+    head, _, said_for = ("", "", found[4:]) if found.startswith("for ") else found.partition(" for ")
+    assert head == "" or re.fullmatch(r"as the \S+(?: \S+)*", head), found
+    assert len(head.split()) - 2 <= WHAT_WORDS and len(said_for.split()) <= FOR_WORDS, found
+
+
+def test_if_your_opens_advice_not_a_finding_about_the_persons_setup() -> None:
+    turns = [
+        _t("user", "why does the build produce so many generated files?", 0),
+        _t("assistant", "If your worry is disk space: this is normal for Rust projects with many crates.", 1),
+    ]
+    assert not any(d.speaker == "assistant" for d in _drafts(turns)), _drafts(turns)

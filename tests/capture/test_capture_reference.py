@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memlane.capture.digest import draft_turns
 from memlane.capture.draft import NEAR_SAME, _Reports
-from memlane.capture.outcomes import SHARED_RUN, SHARED_SHARE, SHARED_SHARE_SAID, OutsideText
+from memlane.capture.outside import SHARED_RUN, SHARED_SHARE, SHARED_SHARE_SAID, OutsideText
 from memlane.capture.phrasing import entities
 from memlane.capture.turns import Turn
 from memlane.text.keywords import STOPWORDS

@@ -41,11 +41,9 @@ from dataclasses import dataclass
 from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
-from .outcomes import (
-    OutsideText,
-    agent_outcomes,
-    applied_edits,
-)
+from . import options
+from .outcomes import agent_outcomes
+from .outside import OutsideText, applied_edits
 from .person import BODY, Candidate, person_candidates
 from .phrasing import (
     clean,
@@ -58,6 +56,8 @@ from .turns import Turn
 THRESHOLD = 0.5  # a candidate scored below this is not drafted: decided on the dev set's tune half
 BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TURN * n bullets, the highest first
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
+MAKING_TURNS = 8  # a name asked for nothing named is for what the person set out to make in their last 8 turns
+SPARE_FLOOR = 0.6  # an outcome takes a slot a known fact freed only from this score (a "what" or a cause said)
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 
 
@@ -94,6 +94,8 @@ def draft_candidates(
     said: set[str] = set()
     chat: list[Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
+    request: Prose | None = None  # the person's last turn: what the agent's turns after it answer
+    making: list[str | None] = []  # what each of the person's last MAKING_TURNS turns set out to make
     spoken = 0
     worked = False  # a tool ran since the person's last turn: the agent acted in their environment
     for i, t in enumerate(turns):
@@ -119,8 +121,21 @@ def draft_candidates(
             chat.extend(_named(prose, i, t.name, day, known))
         else:
             cands.extend(
-                person_candidates(prose, i, speaker, prev_agent, day, prev_agent is not None and not worked, outside)
+                person_candidates(
+                    prose,
+                    i,
+                    speaker,
+                    prev_agent,
+                    day,
+                    prev_agent is not None and not worked,
+                    outside,
+                    request,
+                    next((m for m in reversed(making) if m), None),
+                )
             )
+            if t.role == "user":
+                request = prose
+                making = [*making, options.making(prose)][-MAKING_TURNS:]
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
@@ -157,6 +172,25 @@ def draft_candidates(
         draft = Draft(c.kind, c.text, entities(c.text, who, names, lower), 0, c.confidence)
         out.append(Drafted(draft, c.turn, c.speaker, c.score, c.role))
     return out
+
+
+def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Iterable[int] = ()) -> list[Drafted]:
+    """The drafts of a batch drafted with no cap, cut to its budget as :func:`draft_candidates` cuts them (the
+    highest scored, of equal scores the later; named speakers' statements are not ranked against it), less
+    ``held``, the drafts memory already holds. A slot a held draft took goes to the agent's next best outcome: the
+    project rules a person pastes into every session's prompt took every slot of a short session and were then
+    skipped as known, and the session's own outcomes were lost. Only outcomes take freed slots: the person's
+    statements a session repeats are known for a reason (a pasted prompt), its outcomes are new by nature."""
+    held = set(held)
+    spoken = sum(1 for t in turns if t.role != "tool")
+    limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken)
+    chat = {k for k, d in enumerate(drafted) if d.turn < len(turns) and turns[d.turn].name}
+    ranked = sorted((k for k in range(len(drafted)) if k not in chat), key=lambda k: (-drafted[k].score, -k))
+    freed = sum(1 for k in ranked[:limit] if k in held)
+    outcomes = [k for k in ranked[limit:] if drafted[k].speaker == "assistant" and drafted[k].score >= SPARE_FLOOR]
+    spare = [k for k in outcomes if k not in held][:freed]
+    keep = (set(ranked[:limit]) | set(spare) | chat) - held
+    return [d for k, d in enumerate(drafted) if k in keep]
 
 
 def _applied(turns: Sequence[Turn]) -> list[tuple[str, ...]]:

@@ -4,12 +4,16 @@ After an agent's turn that lists options and asks which ("1. Keep a JSON file ..
 person's reply may pick one by its label ("option 2", "B", "the second one") or by its name ("let's use SQLite").
 Either way the value lives in the agent's words, so the bullet carries the option verbatim as what the person
 decided: "User chose option 2: Use SQLite in `~/.cache/opk/cache.db`". The agent's list is never a fact by itself.
+What the options were for comes from the person's request they answer ("suggest some names for my theme"): "User chose
+Night Owl as the name for their theme: ...", since the option's name alone does not say what was named.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 
+from ..text.keywords import STOPWORDS
 from .outcomes import NEGATED, opens_report
 from .phrasing import clean, size
 from .prose import Prose
@@ -128,3 +132,116 @@ def chosen_by_name(reply: str, agent: Prose) -> tuple[str, str] | None:
                 return None  # "I don't want Next.js": no choice of it, nor of the other one
             named.append((name, option))
     return named[0] if len(options) >= 2 and len(named) == 1 else None
+
+
+# --- what the options were for: the person's request they answer ------------------------------------------------
+
+# "suggest some names for my theme", "recommend a library for parsing dates", "any ideas for the logo?"
+_ASKS = re.compile(
+    r"\b(?:suggest|recommend|propose|brainstorm|come up with|think of|give me|find me|show me|list)\b"
+    r"|\b(?:any|some|a few)(?= (?:ideas?|suggestions?|options?|names?|alternatives?)\b)",
+    re.I,
+)
+# "which database should I use for the cache?", "what font should we pick?"
+_WHICH_ASKED = re.compile(
+    r"\b(?:what|which) (?P<what>[\w'-]+(?: [\w'-]+)?) (?:should|could|would|shall|do|can) (?:i|we) "
+    r"(?:use|pick|choose|go with|get|try|install|take|call it|name it)\b",
+    re.I,
+)
+# "what should I name the project?", "what could we call the bot"
+_NAME_ASKED = re.compile(r"\b(?:what|how) (?:should|could|would|shall|do) (?:i|we) (?:name|call) ", re.I)
+_CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\s(?:and|but|so|because|since|or|then)\s", re.I)
+# words before what is asked for: "some", "a few good", and their typos ("spome") by closeness
+_DETERMINERS = ("some", "any", "few", "more", "couple", "good", "nice", "cool", "great", "better", "catchy", "new")
+# what says nothing of what the options are: "some ideas for the logo" is for the logo
+_GENERIC = frozenset(("idea", "option", "suggestion", "alternative", "choice", "way", "thing", "something"))
+_PERSON = {"my": "their", "our": "their", "me": "them", "us": "them", "mine": "theirs", "i": "they", "we": "they"}
+WHAT_WORDS = 3  # the words naming what is asked for ("theme name") at most
+FOR_WORDS = 6  # the words after "for" ("my custom terminal theme") at most
+
+
+def _singular(word: str) -> str:
+    if word.casefold().endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.casefold().endswith("s") and not word.casefold().endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _third_person(words: list[str]) -> str:
+    return " ".join(_PERSON.get(w.casefold(), w) for w in words)
+
+
+def _determiner(word: str) -> bool:
+    w = word.casefold()
+    return w in STOPWORDS or bool(difflib.get_close_matches(w, _DETERMINERS, n=1, cutoff=0.85))
+
+
+def _what_for(rest: str, named: bool = False) -> str | None:
+    """What a request asks for, from the words after its asking verb: "some names for my theme" -> "the name for
+    their theme", "a library" -> "the library", "ideas for the logo" -> "for the logo"; None when it says neither."""
+    words = [w.strip("'\"*`") for w in _CLAUSE_END.split(rest, maxsplit=1)[0].split()]
+    words = [w for w in words if w]
+    at = next((k for k, w in enumerate(words) if w.casefold() == "for"), len(words))
+    target = words[at + 1 : at + 1 + FOR_WORDS]
+    if named:
+        head = "name"
+        target = words[:FOR_WORDS]
+    else:
+        k = 0
+        while k < at and _determiner(words[k]):
+            k += 1
+        what: list[str] = []
+        while k < at and len(what) < WHAT_WORDS and words[k].casefold() not in STOPWORDS and words[k].isalpha():
+            what.append(words[k])
+            k += 1
+        last = _singular(what[-1]) if what else ""
+        head = "" if not last or last.casefold() in _GENERIC else " ".join([*what[:-1], last])
+    if not target or all(w.casefold() in STOPWORDS for w in target):
+        return f"as the {head.casefold()}" if head else None
+    return f"as the {head.casefold()} for {_third_person(target)}" if head else f"for {_third_person(target)}"
+
+
+def purpose(request: Prose | None, making: str | None = None) -> str | None:
+    """What the options the person chose among were for, read from the request they answer (the person's turn
+    before the agent's list): "as the name for their theme" after "suggest some names for my theme", "as the
+    database for the cache" after "which database should I use for the cache?"; None when it says nothing of it.
+    The request's last sentence that asks is read. A name asked for nothing named ("suggest some names") is for
+    ``making``, what the person set out to make before (:func:`making`)."""
+    if request is None:
+        return None
+    for raw in reversed(request.units):
+        u = clean(raw)
+        m = _NAME_ASKED.search(u)
+        if m:
+            return _what_for(u[m.end() :], named=True)
+        m = _WHICH_ASKED.search(u)
+        if m:
+            return _what_for(f"{m.group('what')} {u[m.end() :]}")
+        m = _ASKS.search(u)
+        if m:
+            found = _what_for(u[m.end() :])
+            if found in ("as the name", "as the title") and making:
+                return f"{found} for the {making}"
+            if found:
+                return found
+    return None
+
+
+# What the person sets out to make: "how hard to create a custom theme", "let's build a new CLI for it"
+_MAKING = re.compile(
+    r"\b(?:create|make|build|set up|start|design|write)\s+(?:a|an|my|our|the)\s+(?P<thing>[\w-]+(?: [\w-]+)?)", re.I
+)
+
+
+def making(prose: Prose) -> str | None:
+    """The last thing a turn of the person's says they set out to make ("create a custom theme" -> "custom
+    theme"), its words up to the first small word; None when it names none."""
+    for raw in reversed(prose.units):
+        found = list(_MAKING.finditer(clean(raw)))
+        if found:
+            words = found[-1].group("thing").split()
+            kept = [w for w in words[: next((k for k, w in enumerate(words) if w.casefold() in STOPWORDS), 2)]]
+            if kept:
+                return " ".join(kept)
+    return None

@@ -4,7 +4,7 @@ Only what it changed, created, fixed, ran, or found to be the cause in the perso
 "Added ...", "I've created ...", "The root cause was ...", a report's list item "For X: maps A to B", and the same said
 in Chinese, "已更新 ..."). Never its advice, explanations, refusals, questions, plans or narration, never the steps it
 gives the person ("To fix it: - Set X to Public"), and never a sentence that restates a tool turn (text from outside
-the conversation: a shared run of :data:`SHARED_RUN` words, or most of its content words in one tool turn).
+the conversation, :mod:`memlane.capture.outside`: a run of words or most of its content words in one tool turn).
 
 A turn yields at most :data:`AGENT_PER_TURN` outcomes, those that say the most (a name, value or path first); how they
 rank against the person's words in the batch's budget is :mod:`memlane.capture.draft`.
@@ -12,21 +12,16 @@ rank against the person's words in the batch's budget is :mod:`memlane.capture.d
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..text.keywords import STOPWORDS
 from . import chinese
+from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import clean, names_someone, size, specific, straight
 from .prose import Prose
-from .turns import Turn
 
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
-SHARED_RUN = 8  # words in a row shared with a tool turn: the agent is restating outside text
-SHARED_SHARE = 0.75  # or this share of its content words (at least 5) found in one tool turn
-SHARED_SHARE_SAID = 0.5  # the same (of at least 3), for a state or cause the agent states without saying it acted
 
 
 @dataclass
@@ -50,7 +45,8 @@ _PAST = (
     "backed up|copied|linked|mounted|started|stopped|restarted|killed|published|uploaded|downloaded|tagged|"
     "hooked|attempted|tried|checked|made|gave|kept|logged|recorded|locked|pinned|opened|closed|"
     "finished|completed|analy[sz]ed|computed|calculated|measured|ported|shipped|stored|edited|modified|"
-    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared"
+    "reorganized|reorganised|simplified|consolidated|exposed|hid|marked|chose|picked|selected|defined|declared|"
+    "turned on|turned off|toggled|bound|unbound|rebound|rebuilt|overrode|overwrote|undid|reran"
 )
 # An acknowledgement before the report: "You were right — I refactored ...", "Good call — I've decluttered ..."
 _ACK = (
@@ -73,11 +69,25 @@ _DONE_TO = re.compile(
     rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
     re.I,
 )
+# After the agent worked, what its work left, said in the passive: "The cron job has been scheduled for 9am" (with no
+# tool run, "Support has been added in React 19" is news read somewhere)
+_DONE_PASSIVE = re.compile(
+    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,4}} (?:has|have|had) (?:now |also |just )?been (?:{_PAST})\b",
+    re.I,
+)
+# After the agent's work, which key or command now does what: "You can now cycle the wallpapers with `Super+B`",
+# "Press `Ctrl+Alt+T` to open the floating terminal"; never "Press `F5` to see it" (a step to check the work)
+_USAGE = re.compile(
+    r"^\W{0,3}(?:(?:you can|you'?ll be able to) now|now,? you can)\b[^`\n]{0,120}`[^`\n]{1,80}`"
+    r"|^\W{0,3}(?:press|hit)\s+`[^`\n]{1,40}`\s+(?:\w+\s+)?to\s+(?!see\b|test\b|confirm\b|check\b|verify\b|try\b)\w",
+    re.I,
+)
+_YOURS = re.compile(r"^\W{0,3}your\s", re.I)  # a sentence about the person's own thing: "Your prompt now ..."
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason|culprit)\b", re.I)
 _ADVICE = re.compile(
     r"\b(?:you can|you could|you should|you'?ll need|you need to|you may|you might|you'?d|try|consider|recommend|"
-    r"suggest|if you|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
+    r"suggest|if your?|want me to|would you like|do you want|let me know|feel free|make sure you|i can|i could|"
     r"i would|i'd|i cannot|i can'?t|i'?m (?:unable|not able|sorry)|unfortunately|as an ai|here'?s|here are|"
     r"for example|e\.g\.|such as|next step|optionally|to confirm|to test|test it|to verify|to check)\b",
     re.I,
@@ -149,11 +159,7 @@ _NEXT_STEP = re.compile(
 )
 
 
-# --- outside text ------------------------------------------------------------------------------------
-
-# A host's own line that the agent's edit of a file was applied (Aider writes "Applied edit to CONVENTIONS.md" after
-# the agent's "I will update `CONVENTIONS.md`: ..." and its edit blocks): the plan it answers is work done.
-_APPLIED = re.compile(r"^Applied edit to (\S[^\n]{0,200}?)\s*$", re.M)
+# --- the files a host says it applied edits to ----------------------------------------------------------
 
 
 def _names_file(u: str, name: str) -> bool:
@@ -167,50 +173,6 @@ def _names_file(u: str, name: str) -> bool:
             return True
         at = u.find(name, at + 1)
     return False
-
-
-def applied_edits(tool_text: str) -> list[str]:
-    """The files a host says it applied the agent's edits to, in a tool turn's text."""
-    return _APPLIED.findall(tool_text)
-
-
-class OutsideText:
-    """The tool turns of a batch, to recognise an agent sentence that restates one of them."""
-
-    def __init__(self, turns: Sequence[Turn]) -> None:
-        self.runs: set[tuple[str, ...]] = set()
-        self.words: list[tuple[int, frozenset[str]]] = []  # a tool turn's number and its words, in their order
-        self.having: dict[str, list[int]] = {}  # a word -> the tool turns (their place in ``words``) holding it
-        for i, t in enumerate(turns):
-            if t.role != "tool":
-                continue
-            toks = re.findall(r"\w+", t.content.casefold())
-            for k in range(len(toks) - SHARED_RUN + 1):
-                self.runs.add(tuple(toks[k : k + SHARED_RUN]))
-            words = frozenset(toks)
-            for w in words:
-                self.having.setdefault(w, []).append(len(self.words))
-            self.words.append((i, words))
-
-    def restates(self, sentence: str, before: int, share: float = SHARED_SHARE, least: int = 5) -> bool:
-        """Whether ``sentence`` (of turn ``before``) shares a run of SHARED_RUN words with a tool turn, or ``share``
-        of its content words (at least ``least``) with one tool turn before it. A tool turn holding that many of
-        them holds one of any ``len(content) - need + 1`` of them: only the tool turns that hold one of its rarest
-        words are compared (a long agentic batch has thousands of tool turns)."""
-        if not self.words:
-            return False
-        toks = re.findall(r"\w+", sentence.casefold())
-        if any(tuple(toks[k : k + SHARED_RUN]) in self.runs for k in range(len(toks) - SHARED_RUN + 1)):
-            return True
-        content = {w for w in toks if len(w) >= 3 and w not in STOPWORDS}
-        if len(content) < least:
-            return False
-        need = math.ceil(share * len(content))
-        if need <= 0:
-            return self.words[0][0] < before
-        rare = sorted(content, key=lambda w: (len(self.having.get(w, ())), w))[: len(content) - need + 1]
-        seen = {k for w in rare for k in self.having.get(w, ())}
-        return any(self.words[k][0] < before and len(content & self.words[k][1]) >= need for k in seen)
 
 
 # A report's list item said in the present tense or without a subject: "For Klipper: maps camera M240 to M118",
@@ -228,7 +190,7 @@ _PRESENT = re.compile(
 _REPORT_HEAD = re.compile(
     r"^\W{0,3}(?:what (?:i|we)(?:'ve| have)? (?:did|done|changed|implemented|added|fixed|built|updated|shipped)|"
     r"what'?s (?:new|changed|done)|what changed|changes(?: made)?\b|summary\b|implemented\b|done\b|completed\b|"
-    r"fixed\b|highlights\b)",
+    r"fixed\b|highlights\b|(?:key|main) changes\b|files? (?:changed|modified|touched|updated)\b|modified files\b)",
     re.I,
 )
 _PLAN_HEAD = re.compile(
@@ -237,6 +199,27 @@ _PLAN_HEAD = re.compile(
     r"recommend(?:ation)?s?|could|should|fix in|steps?|todo|to do|next|manual(?:ly)?|instructions?|usage|example)\b",
     re.I,
 )
+
+
+# An outcome that reports what a check or tool said ("I verified ...: all returned `false`", "Ran the tests: 3
+# failed"): its result is the tool's, read whole by the restating check
+_CHECKED = re.compile(
+    r"^\W{0,3}(?:(?:i|we)(?:'ve| have)? )?(?:also |then |now )?(?:verified|tested|confirmed|checked|ran|re-?ran|"
+    r"measured|computed|calculated|analy[sz]ed|found|traced|identified|saw|got)\b",
+    re.I,
+)
+# the words that open the act ("Fixed! Removed", "I've also added"): the agent's own, whatever the files say
+_ACT_LEAD = re.compile(rf"^(?:\W*\b(?:{_PAST}|done|fixed|i|we|'ve|have|also|now|just|successfully)\b)+", re.I)
+
+
+def _own_words(u: str, acted: bool) -> str:
+    """What of an outcome the restating check reads: of the agent's act ("Removed the deprecated `--no-lock` flag
+    from `install/brew.sh`"), its words without the act's verbs and the names of the person's things (code spans,
+    paths, files, settings), which the files and results it worked on name too; of a finding, a cause or a check's
+    result, the whole sentence."""
+    if not acted or _FINDING_LEAD.match(u) or _CAUSE.search(u) or _CHECKED.match(u):
+        return u
+    return _CODEISH.sub(" ", _ACT_LEAD.sub("", u, count=1))
 
 
 def opens_report(u: str) -> bool:
@@ -285,7 +268,9 @@ def _reported(u: str) -> bool:
     said = (
         _PRESENT.match(body) or _BASE.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
     )
-    return bool(said) and (specific(u) or names_someone(u))
+    # "`src/auth.py`: tokens expire after 15 minutes": under a report, what a file of the person's now holds
+    filed = body != u and _CODEISH.fullmatch(u[: len(u) - len(body)].rstrip().rstrip(":")) and specific(body)
+    return bool(said or filed) and (specific(u) or names_someone(u))
 
 
 def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str, int]:
@@ -341,11 +326,15 @@ def agent_outcomes(
             else:
                 continue
         intro = _intro(u, worked) and k < len(units) and prose.items[k]  # "Here's what changed:" + its list
-        if not intro and (size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
+        usage = bool(worked and _USAGE.match(u))  # "You can now cycle the wallpapers with `Super+B`"
+        if not intro and (
+            size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or (_ADVICE.search(u) and not usage)
+        ):
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
+        lead = lead or bool(worked and _DONE_PASSIVE.match(u))
         if lead and not worked and _BARE_VERB.match(u):
             lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
@@ -358,13 +347,14 @@ def agent_outcomes(
         said = not lead and not cause and worked and not _HEDGE.search(u)
         cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
         # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
-        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
-        if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
+        # or is said of the person's own thing: "Your prompt now shows the git branch"
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and (_CODEISH.search(u) or _YOURS.match(u)))
+        if not lead and not cause and not agreed and not state and not usage and not (_NOW.search(u) and out):
             continue
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome
         u, k = with_list(u, units, prose.items, k)
-        if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(u, i):
+        if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(_own_words(u, lead), i):
             continue
         opens = _FINDING_LEAD.match(u)
         if opens and _SUSPECT.search(u):

@@ -14,16 +14,15 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .options import CHOICE_WORDS, adopted, chosen_by_name
+from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
 from .outcomes import (
     CONTRAST,
-    SHARED_SHARE_SAID,
-    OutsideText,
     confirmed_proposal,
     confirms,
     followed,
     with_list,
 )
+from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import (
     FIRST_PERSON,
     PROTECTED,
@@ -237,10 +236,14 @@ def person_candidates(
     day: dt.date | None,
     advised: bool = False,
     outside: OutsideText | None = None,
+    request: Prose | None = None,
+    making: str | None = None,
 ) -> list[Candidate]:
     """The candidates of one of the person's turns; ``advised``: the agent's turn before it ran no tool (it told
     the person what to do, so "done" says they did it); ``outside``: the batch's tool turns, whose words (a page, a
-    file, a tool's result the agent restated) never become what the person confirmed or chose."""
+    file, a tool's result the agent restated) never become what the person confirmed or chose; ``request``: the
+    person's turn before the agent's, which says what the options it listed were for, or ``making``, what the
+    person set out to make in a recent turn, when a name was asked for nothing named."""
     units = [straight(clean(u)) for u in prose.units]
     words = sum(len(u.split()) for u in units)
     out: list[Candidate] = []
@@ -250,8 +253,11 @@ def person_candidates(
         return outside is not None and outside.restates(text, i, SHARED_SHARE_SAID, 3)
 
     def chose(picked: tuple[str, str]) -> Candidate:
-        # an option that restates outside text ("Hotel Aurora — $120/night, rated 4.5" from a search) is named only
-        text = f"{speaker} chose {picked[0]}" if restated(picked[1]) else f"{speaker} chose {picked[0]}: {picked[1]}"
+        # an option that restates outside text ("Hotel Aurora — $120/night, rated 4.5" from a search) is named only;
+        # what it was chosen as comes from the person's request ("suggest some names for my theme")
+        what = purpose(request, making)
+        chosen = f"{speaker} chose {picked[0]} {what}" if what else f"{speaker} chose {picked[0]}"
+        text = chosen if restated(picked[1]) else f"{chosen}: {picked[1]}"
         return Candidate(0.95, "world", text, i, speaker, "decided")
 
     confirmed = False  # the reply confirms the agent's suggestion: its confirming sentences are no bullets

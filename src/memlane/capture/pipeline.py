@@ -31,6 +31,7 @@ from ..facts.retain import normalize_name
 from ..files.writer import edit_file
 from ..reflect.extract import Draft
 from .digest import Drafted, corrections, digest, draft_turns
+from .draft import within_budget
 from .formats import FORMATS, detect_format, load_record, read_aider, read_record, sniff
 from .secrets import redact
 from .section import SessionPart, merge
@@ -186,19 +187,22 @@ class Capturer:
         turns = [t for _, t in items]
         spoken = [t for t in turns if t.role in SPEAKERS]
         names = self.names_in(spoken)
+        # with memory to ask, the batch is drafted uncapped and cut to its budget after what memory holds is set
+        # aside: a slot a known fact took goes to the agent's next outcome (draft.within_budget)
+        cut_after = self.llm is None and self.settings.budget and self.known is not None
         if self.llm is not None:
             drafted = self.llm.draft_turns(turns, day, names)
         else:
-            drafted = draft_turns(turns, day, names, self.settings.user_name, self.settings.budget)
-        report.facts_drafted += len(drafted)
+            drafted = draft_turns(turns, day, names, self.settings.user_name, self.settings.budget and not cut_after)
         known = self.known([d.draft for d in drafted]) if self.known is not None and drafted else []
-        new: list[Drafted] = []
-        for k, d in enumerate(drafted):
-            if k < len(known) and known[k] is not None:
-                report.skipped_as_known += 1
-                report.restated.append({"fact": d.draft.content, "known": known[k]})
-            else:
-                new.append(d)
+        held = [k for k, fact in enumerate(known) if fact is not None]
+        new = within_budget(drafted, turns, held) if cut_after else [d for k, d in enumerate(drafted) if k not in held]
+        if cut_after:  # what is reported as known: the known drafts the budget would have kept
+            budgeted = {id(d) for d in within_budget(drafted, turns)}
+            held = [k for k in held if id(drafted[k]) in budgeted]
+        report.facts_drafted += len(new) + len(held)
+        report.skipped_as_known += len(held)
+        report.restated.extend({"fact": drafted[k].draft.content, "known": known[k]} for k in held)
         bullets = [_bullet(d, turns[d.turn] if d.turn < len(turns) else None, now) for d in new]
         times = [(t.timestamp or now).time() for t in spoken]
         title = _title(spoken)
