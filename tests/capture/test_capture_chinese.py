@@ -92,7 +92,7 @@ def test_any_chinese_text_is_classified_without_error(text: str) -> None:
 
 def test_an_outcome_the_agent_reports_in_chinese_is_kept() -> None:
     turn = _t("assistant", "已更新 `config.toml`，把超时改成 30 秒。")
-    drafts = _drafts([_t("user", "超时太短了", 0), turn])
+    drafts = _drafts([_t("user", "超时太短了", 0), _t("tool", "exit status 0"), turn])  # a tool ran: it acted
     assert any(d.speaker == "assistant" and "config.toml" in d.draft.content for d in drafts), drafts
 
 

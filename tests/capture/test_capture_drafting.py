@@ -138,6 +138,7 @@ def test_an_instruction_for_the_future_is_a_fact_not_only_a_digest_line() -> Non
 def test_the_agent_outcomes_are_experiences_and_its_advice_and_claims_are_not() -> None:
     turns = [
         _t("user", "why does the lock screen show the wrong town"),
+        _t("tool", "curl ipinfo.io: Antigo"),  # the agent looked
         _t(
             "assistant",
             "Both providers detect Antigo because that's where your ISP routes traffic through. "
@@ -320,6 +321,7 @@ def test_an_entity_needs_more_than_a_capital_letter() -> None:
 def test_the_digest_says_who_did_what() -> None:
     turns = [
         _t("user", "Let's use PostgreSQL for the reports service."),
+        _t("tool", "exit status 0"),
         _t(
             "assistant",
             "## Option 2 Results\n\nBased on my research, let's consider the hosted option. "
@@ -363,7 +365,7 @@ def test_every_verbatim_span_of_a_dev_set_bullet_is_in_its_turn() -> None:
                 turns += read_record(formats[path.name.split("-")[0]], load_record(line)).turns
             except ValueError:
                 continue  # a line that cannot be read gives no turn, as capture counts it
-        spoken = [t for t in turns if t.role in ("user", "assistant") and t.content.strip()]
+        spoken = [t for t in turns if t.role in ("user", "assistant", "tool") and t.content.strip()]
         for d in draft_turns(spoken, DAY, ()):
             source = spoken[d.turn].content
             if d.draft.content.startswith(

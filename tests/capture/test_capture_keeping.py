@@ -24,6 +24,10 @@ def _t(role: str, content: str, minute: int = 0) -> Turn:
     return Turn(role, content, dt.datetime(2026, 6, 2, 9, minute % 60))
 
 
+# A tool run: the agent acted in the person's environment (in a chat with none, only "I/we <did>" reports work)
+TOOL = _t("tool", "exit status 0")
+
+
 def _drafts(turns: list[Turn]) -> list[Drafted]:
     return draft_turns(turns, DAY, ())
 
@@ -133,21 +137,21 @@ def test_the_agents_outcome_that_says_what_is_kept_before_one_that_does_not() ->
         "I implemented everything you asked and committed it. Updated the docs as well. "
         "Added `retry_limit = 5` to `config.toml`."
     )
-    texts = _texts([_t("user", "add a retry limit please"), _t("assistant", report, 1)])
+    texts = _texts([_t("user", "add a retry limit please"), TOOL, _t("assistant", report, 1)])
     assert any("`retry_limit = 5`" in t for t in texts), texts
     assert not any("Updated the docs as well" in t for t in texts), texts
 
 
 def test_an_outcome_whose_only_capital_is_its_first_word_says_no_what() -> None:
     report = "Implemented the requested changes and committed. Updated the helper so retries wait 30 seconds."
-    drafted = _drafts([_t("user", "go on"), _t("assistant", report, 1)])
+    drafted = _drafts([_t("user", "go on"), TOOL, _t("assistant", report, 1)])
     scores = {d.draft.content.split()[0]: d.score for d in drafted}
     assert scores.get("Updated", 0) > scores.get("Implemented", 0), scores
 
 
 def test_a_reports_passive_line_is_an_outcome() -> None:
     texts = _texts(
-        [_t("user", "make the sync retry more"), _t("assistant", "Retry limit raised to 7 for the sync job.", 1)]
+        [_t("user", "make the sync retry more"), TOOL, _t("assistant", "Retry limit raised to 7 for the sync job.", 1)]
     )
     assert any("raised to 7" in t for t in texts), texts
 
@@ -155,6 +159,7 @@ def test_a_reports_passive_line_is_an_outcome() -> None:
 def test_a_finding_about_the_persons_setup_is_kept_and_flattery_is_not() -> None:
     turns = [
         _t("user", "check the lint setup"),
+        TOOL,
         _t("assistant", "The strict null rule is not enabled in your tsconfig for the web package.", 1),
         _t("assistant", "It shows that your approach to testing is really thoughtful and mature.", 2),
     ]
@@ -220,8 +225,10 @@ def test_a_bare_done_followed_by_what_the_person_is_to_do_is_no_outcome() -> Non
     texts = _texts(
         [
             _t("user", "Can you switch the terminal font to Hack?"),
+            TOOL,
             _t("assistant", "Done. Reload Kitty to see it.", 1),
             _t("user", "And make the tab bar smaller."),
+            TOOL,
             _t("assistant", "Done. Set tab_bar_min_tabs to 2 in `kitty.conf`.", 3),
         ]
     )
@@ -264,6 +271,7 @@ def test_over_the_budget_a_later_outcome_wins_a_tie() -> None:
     turns = []
     for k in range(40):
         turns.append(_t("user", "next one", 2 * k))
+        turns.append(TOOL)
         turns.append(_t("assistant", f"Added `step_{k}.py` to the pipeline folder.", 2 * k + 1))
     texts = _texts(turns)
     assert len(texts) < 40  # the budget chose
@@ -386,6 +394,7 @@ def test_the_agents_recap_of_what_the_two_agreed_is_kept() -> None:
 def test_one_report_said_twice_is_kept_once_and_a_changed_value_twice() -> None:
     turns = [
         _t("user", "add the filaments tab", 0),
+        TOOL,
         _t("assistant", "Added a Filaments tab with presets for `PLA` and `PETG` to the GUI editor.", 1),
         _t("user", "and tests", 2),
         _t("assistant", "Done — added a Filaments tab with presets for `PLA` and `PETG` to the editor.", 3),
@@ -1028,3 +1037,35 @@ def test_if_your_opens_advice_not_a_finding_about_the_persons_setup() -> None:
         _t("assistant", "If your worry is disk space: this is normal for Rust projects with many crates.", 1),
     ]
     assert not any(d.speaker == "assistant" for d in _drafts(turns)), _drafts(turns)
+
+
+def test_in_a_chat_with_no_tool_run_only_what_the_agent_says_it_did_is_its_outcome() -> None:
+    chat = [
+        _t("user", "Tell me about the spice trade and fix my retry limit", 0),
+        _t(
+            "assistant",
+            "The Moors converted many churches to mosques in the eighth century. Increased trade: the ports grew rich "
+            "from the spice routes. The prices are adjusted for inflation in `prices.csv`. Your lease is the cause "
+            "of the delay because of its clause. I drafted a reply to your landlord in `reply.md`.",
+            1,
+        ),
+    ]
+    texts = _texts(chat)
+    assert not any("Moors" in t or "Increased trade" in t or "adjusted for inflation" in t for t in texts), texts
+    assert not any("lease" in t for t in texts), texts  # a chat looked at nothing of the person's
+    assert any("I drafted a reply" in t for t in texts), texts
+    # the same report after a tool ran is the agent's work in the person's environment
+    acted = [chat[0], TOOL, _t("assistant", "Increased the retry limit to 5 in `sync.toml`.", 1)]
+    assert any("retry limit to 5" in t for t in _texts(acted)), _texts(acted)
+    assert not any("retry limit to 5" in t for t in _texts([chat[0], acted[2]]))
+
+
+def test_a_want_that_asks_the_agent_for_help_is_no_decision_in_the_digest() -> None:
+    turns = [
+        _t("user", "I'd like to know more about the spice routes to India.", 0),
+        _t("user", "I need help finding a good sourdough starter near Porto.", 1),
+        _t("user", "I want the city detected automatically, not hardcoded.", 2),
+    ]
+    lines = digest(turns, _drafts(turns))
+    assert not any("spice routes" in ln or "sourdough" in ln for ln in lines), lines
+    assert "Decided: I want the city detected automatically, not hardcoded." in lines, lines

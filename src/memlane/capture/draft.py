@@ -90,6 +90,7 @@ def draft_candidates(
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
     outside = OutsideText(turns)
     applied = _applied(turns)
+    acted = any(t.role == "tool" for t in turns)  # a chat with no tool run: the agent did nothing in the person's world
     cands: list[Candidate] = []
     said: set[str] = set()
     chat: list[Candidate] = []  # named speakers' statements: not ranked against the budget
@@ -114,7 +115,7 @@ def draft_candidates(
         if t.role == "assistant" and not t.name:
             cands.extend(
                 Candidate(o.score, "experience", o.text, i, "assistant", o.role)
-                for o in agent_outcomes(prose, i, outside, worked, applied[i])
+                for o in agent_outcomes(prose, i, outside, worked, applied[i], acted)
             )
             prev_agent = prose
         elif t.name:

@@ -120,7 +120,15 @@ _CODEISH = re.compile(
     r"|(?<![\w/-])[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|tsx|jsx|json|toml|ya?ml|ini|cfg|conf|md|sh|rb|go|rs|exs?|heex|lua|css|html|"
     r"sql|env|lock|txt|xml|java|kt|swift|c|h|cpp|nix|service)\b|\b[A-Z][A-Z0-9_]{2,40}=\S{1,80}|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
 )
-_HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibly|maybe|should|would)\b", re.I)
+_HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibl[ey]|maybe|should|would)\b", re.I)
+# With no tool run in the session, the agent did nothing in the person's environment: only what it says it did in
+# the first person ("I've updated the draft ...") reports its work; "The Visigoths converted to ...", "Increased
+# visibility: ...", "The prices are adjusted for inflation" are its claims about the world
+_I_DID = re.compile(
+    rf"^\W{{0,3}}(?:{_ACK})?(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?"
+    rf"(?:{_PAST}|(?!(?:wanted|needed|hoped|wished|liked|loved|noticed|enjoyed)\b)\w{{3,}}ed)\b",
+    re.I,
+)
 NARRATION = re.compile(
     r"^(?:ok(?:ay)?[,!.]?\s+|sure[,!.]?\s+|great[,!.]?\s+|alright[,!.]?\s+|now[,]?\s+|first[,]?\s+|next[,]?\s+)?"
     r"(?:let me|let's (?:check|look|see|start|run|try|read|open|search)|i'll|i will|i'm going to|i am going to|"
@@ -286,12 +294,18 @@ def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str,
 
 
 def agent_outcomes(
-    prose: Prose, i: int, outside: OutsideText, worked: bool = False, applied: Sequence[str] = ()
+    prose: Prose,
+    i: int,
+    outside: OutsideText,
+    worked: bool = False,
+    applied: Sequence[str] = (),
+    acted: bool = True,
 ) -> list[Outcome]:
     """The outcomes of assistant turn ``i`` (its prose), at most AGENT_PER_TURN, in their order. ``worked``: a tool
     ran since the person's last turn (the agent acted in their environment), so a state it reports ("X is now Y")
     or a cause it names is what it found there, not a claim about the world. ``applied``: the files the host says it
-    applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out."""
+    applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out.
+    ``acted``: a tool ran somewhere in the batch; in a chat with none, only "I/we <did> ..." is a report (_I_DID)."""
     units = [straight(clean(u)) for u in prose.units]
     out: list[Outcome] = []
     report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
@@ -337,10 +351,12 @@ def agent_outcomes(
         lead = lead or bool(worked and _DONE_PASSIVE.match(u))
         if lead and not worked and _BARE_VERB.match(u):
             lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
+        if lead and not acted and not _I_DID.match(u):
+            lead = False  # a chat with no tool run: "Kahlo was born and raised in Mexico" is no work done
         weaker = bool(not lead and item and report and _reported(u))  # "For Klipper: maps M240 to ...", in a report
         lead = lead or weaker
         agreed = bool(_AGREED.search(u)) and (specific(u) or names_someone(u)) and not _HEDGE.search(u)
-        yours = re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)
+        yours = acted and re.search(r"\byour\b", u, re.I) and not _HEDGE.search(u)  # a chat looked at nothing of yours
         cause = bool(yours and (_CAUSE.search(u) or _FINDING.search(u)))
         # after the agent worked: a cause it found ("failed because `cron` needs approval"), in the past and naming
         # a thing of the person's setup, or the state its work left ("Each month now has a border")

@@ -159,6 +159,14 @@ _DECISION = re.compile(
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
+# "I'd like to know more about ...", "I need help finding ...": a want that asks the agent for something, no decision
+_ASKS_HELP = re.compile(
+    r"\b(?:i want|i'd like|i would like|i need)\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|"
+    r"hear|see|get (?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information))\b|"
+    r"(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|details)\b|"
+    r"you to\b)",
+    re.I,
+)
 # "Continue with Phase 4", "ok proceed": the session going on, nothing to ask for later ("continue using X" decides)
 _CARRY_ON = re.compile(
     r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yeah|great|good|perfect|thanks|now)[,!.]?\s+)?(?:please\s+)?"
@@ -440,7 +448,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         kind, score, role = "world", 0.85, "decided"
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
-        kind, score, role = "world", 0.8, "decided"
+        kind, score, role = "world", 0.8, "" if _ASKS_HELP.search(u) else "decided"
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""

@@ -74,6 +74,16 @@ def answer_alike(a: Said, b: Said, asked: Said) -> bool:
     return here <= there and len(here) >= max(ANCHOR, SHARE * len(wanted))
 
 
+def later_alike(said: Sequence[Said], asked: Said) -> dict[Said, Said]:
+    """Each of ``said`` that a later one answers ``asked`` alike with (:func:`answer_alike`), with the first such."""
+    out: dict[Said, Said] = {}
+    for a in said:
+        for b in said:
+            if b.when > a.when and a not in out and answer_alike(a, b, asked):
+                out[a] = b
+    return out
+
+
 def reorder(items: Sequence[Sequence[Said]], asked: Said, past: bool = False) -> list[int]:
     """The order to show ``items`` in (each a fact, or a passage's facts; best first): among the first ``SPAN``,
     each brought right before the best-ranked one it answers the question alike with (:func:`answer_alike`)

@@ -426,16 +426,10 @@ def current_first(
 
 def _alike_within(passages: Sequence[Sequence[StoredFact]], query: str) -> dict[int, Supersession]:
     """In each passage, each fact that a later fact of it answers the question alike with
-    (:func:`memlane.facts.alike.answer_alike`), as though superseded by it: where :func:`split` may cut."""
+    (:func:`memlane.facts.alike.later_alike`), as though superseded by it: where :func:`split` may cut."""
     asked = question(query)
-    out: dict[int, Supersession] = {}
-    for facts in passages:
-        said = [s for s in map(read_fact, facts) if s is not None]
-        for a in said:
-            for b in said:
-                if b.when > a.when and a.seq not in out and alike.answer_alike(a, b, asked):
-                    out[a.seq] = Supersession(a.seq, b.seq, b.when[0], a.when)
-    return out
+    pairs = (alike.later_alike([s for s in map(read_fact, facts) if s is not None], asked) for facts in passages)
+    return {a.seq: Supersession(a.seq, b.seq, b.when[0], a.when) for found in pairs for a, b in found.items()}
 
 
 def order(
