@@ -1,9 +1,10 @@
-"""Two facts answering one question alike: for a question about the present, the later one first.
+"""Two facts answering one question alike: for a question about the present the later one first, for one about an
+earlier value ("previous", "before I ...") the earlier.
 
 Supersession (:mod:`memlane.facts.supersede`) marks a fact as no longer true, with what superseded it; that is a
 claim about the world, made only on strong evidence. A question gives weaker evidence that is enough to *order*:
 when two facts both answer it (both hold the words it asks with, and each gives a value of its own), the one said
-later is the better guess at what is true now. Nothing is marked or hidden: both are shown, the later first.
+later is the better guess at what is true now. Nothing is marked or hidden: both are shown, in the order asked for.
 """
 
 from __future__ import annotations
