@@ -444,15 +444,22 @@ class Memory:
 
     # -- capture and import of conversations (memlane.capture.run)
     def capture(
-        self, turns: Iterable[Turn | Mapping[str, Any]], session: str | None = None, now: dt.datetime | None = None
+        self,
+        turns: Iterable[Turn | Mapping[str, Any]],
+        session: str | None = None,
+        now: dt.datetime | None = None,
+        *,
+        chat: bool = False,
     ) -> CaptureReport:
         """Turn conversation turns (``{role, content, timestamp?, name?}``) into memory: a section per session
         in the daily log of each turn's date, with a digest and Retain bullets (see :mod:`memlane.capture`).
-        Turns captured before are recognised; facts memory holds are counted as restatements, not written."""
+        Turns captured before are recognised; facts memory holds are counted as restatements, not written.
+        ``chat``: a chat app's conversation, whose agent ran no tool in the person's environment (then only what
+        it says it did, "I drafted ...", is its outcome, never a bare report or a finding about "your" setup)."""
         self._require_writable()
         items = parse_turns(turns)
         with self._capturer() as capturer:
-            report = capturer.capture(items, session, now or dt.datetime.now())
+            report = capturer.capture(items, session, now or dt.datetime.now(), chat=chat)
         return self._after_capture(report)
 
     def capture_transcript(

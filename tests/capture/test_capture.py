@@ -299,7 +299,7 @@ def test_the_rules_memory_already_holds_leave_their_slots_to_the_sessions_own_ou
     write(ws, "memory/2026-04-20.md", "# 2026-04-20\n\n## Retain\n" + "".join(f"- W @User: {r}\n" for r in rules))
     work = [
         _turn("user", " ".join(rules) + " Add a health check endpoint to the API.", 10, 0),
-        _turn("assistant", "I added the `/health` endpoint to `app/routes.py`; it returns the build version.", 10, 2),
+        _turn("assistant", "Added the `/health` endpoint to `app/routes.py`; it returns the build version.", 10, 2),
     ]
     with _open(ws) as mem:
         mem.sync()

@@ -503,3 +503,23 @@ def test_import_of_a_transcript_folder(tmp_path: Path) -> None:
     text = "".join(p.read_text() for p in (ws / "memory").glob("*.md"))
     assert "Postgres 17" in text and "orion-2" in text and "Evilcorp" not in text
     assert "<!-- memlane:capture session=cx-7 -->" in text
+
+
+def test_an_imported_chat_keeps_what_the_agent_did_and_none_of_what_it_read_or_claims(tmp_path: Path) -> None:
+    export = _chatgpt_export()
+    mapping = export[0]["mapping"]
+    # after its web search, the agent tells what the page said in the shapes of a report
+    mapping["a1"]["message"]["content"]["parts"] = [
+        "I drafted a logo brief for Crumb. Increased demand: Bristol flour prices were raised to 40p a kilo in "
+        "`prices.csv`. The mill has been converted to a bakery school."
+    ]
+    archive = tmp_path / "chatgpt.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("conversations.json", json.dumps(export))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        mem.import_history("chatgpt", archive, now=dt.datetime(2024, 3, 10, 12, 0))
+    text = "".join(p.read_text() for p in sorted((ws / "memory").glob("*.md")))
+    assert "I drafted a logo brief for Crumb." in text, text
+    assert "40p" not in text and "bakery school" not in text, text

@@ -977,35 +977,29 @@ def test_the_agents_act_is_kept_though_the_files_it_worked_on_name_the_same_thin
     assert not any("returned" in t for t in _texts(turns)), _texts(turns)  # the names aside, a check says the tool's
 
 
-def test_the_agents_report_after_work_in_the_passive_by_a_key_or_under_a_files_heading_is_an_outcome() -> None:
-    def after_work(report: str, worked: bool = True) -> list[str]:
-        turns = [_t("user", "please set it up", 0), *([_t("tool", "ok", 1)] if worked else [])]
-        turns.append(_t("assistant", report, 2))
+def test_the_agents_report_after_work_bound_turned_off_or_under_a_files_heading_is_an_outcome() -> None:
+    def after_work(report: str, tool: str = "ok") -> list[str]:
+        turns = [_t("user", "please set it up", 0), _t("tool", tool, 1), _t("assistant", report, 2)]
         return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
 
     kept = {
-        "The backup job has been scheduled for 02:00 every weekday.": "02:00",
-        "You can now cycle the wallpapers with `Super+B`.": "`Super+B`",
-        "Press `Ctrl+Alt+T` to open the floating terminal.": "`Ctrl+Alt+T`",
         "I bound `Super+L` to lock the screen.": "`Super+L`",
         "Turned off the pane frames in the Zellij config.": "pane frames",
         "**Key changes**\n\n- `src/auth.py`: tokens expire after 15 minutes\n- `README.md`: a usage section": "15",
     }
     for report, value in kept.items():
         assert any(value in t for t in after_work(report)), (report, after_work(report))
-    # with no tool run, a passive is news read somewhere; a key to check the work, or "you can" advice, is a step
-    assert after_work("Native TypeScript support has been added in Node 23.6.", worked=False) == []
-    assert after_work("Press `F5` to see the new colours.") == []
-    assert after_work("You can check the result with `git status`.") == []
-
-
-def test_a_state_after_work_said_of_the_persons_own_thing_is_an_outcome_and_news_is_not() -> None:
-    def after_work(report: str) -> list[str]:
-        turns = [_t("user", "show the branch in my prompt", 0), _t("tool", "ok", 1), _t("assistant", report, 2)]
-        return [d.draft.content for d in _drafts(turns) if d.speaker == "assistant"]
-
-    assert after_work("Your prompt now shows the git branch.") == ["Your prompt now shows the git branch."]
-    assert after_work("The React compiler is now stable.") == []  # names nothing of the person's: read somewhere
+    # a tool run may be a page fetched: what the agent then says has been added, what "you can now" do, what a key
+    # does or what "your" plan now gives is what it read, not what its work left
+    page = "React 19 notes: async transitions, form actions, the useFormStatus hook; Python 3.13: free threading"
+    for news in (
+        "Support for async transitions has been added in React 19.",
+        "You can now disable the GIL with `--disable-gil` in Python 3.13.",
+        "Press `F5` to open the new REPL.",
+        "Your Plus plan now gives you two terabytes of storage.",
+        "The React compiler is now stable.",
+    ):
+        assert after_work(news, page) == [], news
 
 
 _WORDS = st.sampled_from(["the", "my", "red", "names", "theme", "font", "bar", "and", "it's", "`x`"])
@@ -1039,25 +1033,27 @@ def test_if_your_opens_advice_not_a_finding_about_the_persons_setup() -> None:
     assert not any(d.speaker == "assistant" for d in _drafts(turns)), _drafts(turns)
 
 
-def test_in_a_chat_with_no_tool_run_only_what_the_agent_says_it_did_is_its_outcome() -> None:
-    chat = [
-        _t("user", "Tell me about the spice trade and fix my retry limit", 0),
-        _t(
-            "assistant",
-            "The Moors converted many churches to mosques in the eighth century. Increased trade: the ports grew rich "
-            "from the spice routes. The prices are adjusted for inflation in `prices.csv`. Your lease is the cause "
-            "of the delay because of its clause. I drafted a reply to your landlord in `reply.md`.",
-            1,
-        ),
-    ]
-    texts = _texts(chat)
+def test_in_a_chat_app_only_what_the_agent_says_it_did_is_its_outcome() -> None:
+    def chat_texts(turns: list[Turn], chat: bool = True) -> list[str]:
+        return [d.draft.content for d in draft_turns(turns, DAY, (), chat=chat)]
+
+    asked = _t("user", "Tell me about the spice trade and fix my retry limit", 0)
+    reply = _t(
+        "assistant",
+        "The Moors converted many churches to mosques in the eighth century. Increased trade: the ports grew rich "
+        "from the spice routes. The prices are adjusted for inflation in `prices.csv`. Your lease is the cause "
+        "of the delay because of its clause. I drafted a reply to your landlord in `reply.md`.",
+        1,
+    )
+    texts = chat_texts([asked, reply])
     assert not any("Moors" in t or "Increased trade" in t or "adjusted for inflation" in t for t in texts), texts
-    assert not any("lease" in t for t in texts), texts  # a chat looked at nothing of the person's
+    assert not any("lease" in t for t in texts), texts  # a chat app looked at nothing of the person's
     assert any("I drafted a reply" in t for t in texts), texts
-    # the same report after a tool ran is the agent's work in the person's environment
-    acted = [chat[0], TOOL, _t("assistant", "Increased the retry limit to 5 in `sync.toml`.", 1)]
-    assert any("retry limit to 5" in t for t in _texts(acted)), _texts(acted)
-    assert not any("retry limit to 5" in t for t in _texts([chat[0], acted[2]]))
+    # an agent that works in the person's environment (a transcript, memory_capture: tool output left out) reports
+    # its work bare, and is believed
+    report = _t("assistant", "Increased the retry limit to 5 in `sync.toml`.", 1)
+    assert any("retry limit to 5" in t for t in chat_texts([asked, report], chat=False))
+    assert not any("retry limit to 5" in t for t in chat_texts([asked, report]))
 
 
 def test_a_want_that_asks_the_agent_for_help_is_no_decision_in_the_digest() -> None:
@@ -1065,7 +1061,21 @@ def test_a_want_that_asks_the_agent_for_help_is_no_decision_in_the_digest() -> N
         _t("user", "I'd like to know more about the spice routes to India.", 0),
         _t("user", "I need help finding a good sourdough starter near Porto.", 1),
         _t("user", "I want the city detected automatically, not hardcoded.", 2),
+        _t("user", "I want you to use SQLite for the cache, not JSON files.", 3),
     ]
     lines = digest(turns, _drafts(turns))
     assert not any("spice routes" in ln or "sourdough" in ln for ln in lines), lines
     assert "Decided: I want the city detected automatically, not hardcoded." in lines, lines
+    assert "Decided: I want you to use SQLite for the cache, not JSON files." in lines, lines
+
+
+def test_a_request_that_names_no_options_gives_a_choice_no_purpose() -> None:
+    for request in (
+        "Here is the list of bugs in my app. Which one should we fix first?",  # the question names nothing
+        "Show me the logs from last night. Which approach do you recommend?",
+        "Give me a minute to think. Which option is cheaper for the cache?",
+        "Show me the logs from last night.",  # "show me" asks for no options
+    ):
+        assert purpose(read_prose(request)) is None, request
+    assert purpose(read_prose("Suggest some names for my theme. Make them short.")) == "as the name for their theme"
+    assert purpose(read_prose("Show me a few options for the cache")) == "for the cache"

@@ -30,6 +30,8 @@ def said(seq: int, content: str, day: str = "2026-03-03", at: str = "09:00") -> 
         ("What was my budget for the laptop?", False),
         ("What was my best time at first?", False),  # a word of the past
         ("Have I ever used Bootstrap components?", False),  # yes or no: no value asked for
+        ("How old is my daughter now?", True),  # an age, not an old value
+        ("What do I need to pack before my flight?", True),  # a time ahead, not an earlier value
     ],
 )
 def test_a_question_asks_for_a_value_now_only_in_the_present_tense_with_a_wh_word(query: str, now: bool) -> None:

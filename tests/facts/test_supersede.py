@@ -895,6 +895,11 @@ def test_a_change_from_a_value_the_earlier_never_held_is_another_things_change()
     onward = said(4, "I brought the peak memory usage of my script down from 250MB to 200MB", "2026-03-05")
     assert supersede.same_thing(earlier, onward, asked=asked)
     assert reading.unit_of("600mb") == "mb" and reading.unit_of("$1300") == ""
+    # a bare starting value ("from 72 to 65 bpm") is not compared with the earlier's bare numbers (an age, a model)
+    rate = reading.question("What is my resting heart rate?")
+    before = said(5, "my resting heart rate is around 70 bpm, I'm 41 and use a Garmin 965", "2026-03-03")
+    dropped = said(6, "my resting heart rate dropped from 72 to 65 bpm now", "2026-03-05")
+    assert supersede.same_thing(before, dropped, asked=rate)
 
 
 def test_an_event_of_another_day_that_changed_its_length_did_not_move() -> None:
@@ -902,6 +907,11 @@ def test_an_event_of_another_day_that_changed_its_length_did_not_move() -> None:
     may = said(1, "my batch cooking session on May 11 is at 3 PM for 2.5 hours", "2026-03-03")
     june = said(2, "the June 8 batch cooking session was extended to 3.5 hours", "2026-03-05")
     assert not supersede.same_thing(may, june, asked=asked)
+    # moved to another time and day is the same event moved, not resized
+    dentist = reading.question("When is my dentist appointment?")
+    first_visit = said(5, "my dentist appointment is on May 11 at 3 PM", "2026-03-03")
+    moved_visit = said(6, "my dentist appointment was moved to 4 PM on June 2", "2026-03-05")
+    assert supersede.same_thing(first_visit, moved_visit, asked=dentist)
     # a deadline extended to another day is the same deadline moved
     first = said(3, "the application deadline for the producer role is May 10", "2026-03-03")
     moved = said(4, "the producer role application deadline was extended to May 20", "2026-03-05")

@@ -261,3 +261,6 @@ def test_an_index_built_for_another_workspace_is_rebuilt_before_it_answers(tmp_p
         assert [r.path for r in found.results] == ["memory/2026-03-02.md"] and not found.stale
         assert any("built for another workspace" in n for n in found.notes)
         assert [f.content for f in mem.recall("project codename").facts] == ["the beta project codename is Heron"]
+    # with sync.onSearch off too: the first workspace's memory is never this one's answer
+    with memlane.open(first, provider=FakeEmbedder(), sync={"onSearch": False}) as mem:
+        assert [r.path for r in mem.search("project codename", min_score=0).results] == ["memory/2026-03-01.md"]

@@ -78,7 +78,12 @@ def apply_correction(content: str, fix: Correction) -> str | None:
 
 
 def draft_turns(
-    turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User", budget: bool = True
+    turns: Sequence[Turn],
+    day: dt.date | None,
+    known: Iterable[str],
+    user_name: str = "User",
+    budget: bool = True,
+    chat: bool = False,
 ) -> list[Drafted]:
     """Retain drafts of a batch of turns (already cleaned of secrets and exclusions), each with its speaker:
     the rules of :mod:`memlane.capture.draft`. A correction's own sentence is not drafted; it rewrites the
@@ -89,7 +94,7 @@ def draft_turns(
             kept = [s for s in _SENTENCE.split(t.content) if s.strip() and not _is_correction(s.strip())]
             t = replace(t, content=" ".join(s.strip() for s in kept))
         plain.append(t)
-    out = draft_candidates(plain, day, known, user_name, budget)
+    out = draft_candidates(plain, day, known, user_name, budget, chat)
     for fix in corrections(turns):
         for k, item in enumerate(out):
             if item.turn < fix.turn:

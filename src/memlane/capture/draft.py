@@ -82,18 +82,24 @@ def speaker_of(turn: Turn, user_name: str) -> str:
 
 
 def draft_candidates(
-    turns: Sequence[Turn], day: dt.date | None, known: Iterable[str], user_name: str = "User", budget: bool = True
+    turns: Sequence[Turn],
+    day: dt.date | None,
+    known: Iterable[str],
+    user_name: str = "User",
+    budget: bool = True,
+    chat: bool = False,
 ) -> list[Drafted]:
-    """The drafts of a batch within its budget (``budget`` False: no cap on the batch), in the order said."""
+    """The drafts of a batch within its budget (``budget`` False: no cap on the batch), in the order said. ``chat``:
+    the batch comes from a chat app (an export), where the agent ran nothing in the person's environment."""
     known = list(known)
     names = {normalize_name(n): n for n in known if normalize_name(n)}
     lower = {k: n for k, n in names.items() if n == n.lower() and len(n) >= 3}
     outside = OutsideText(turns)
     applied = _applied(turns)
-    acted = any(t.role == "tool" for t in turns)  # a chat with no tool run: the agent did nothing in the person's world
+    acted = not chat  # a chat app's agent did nothing in the person's world: only "I/we <did>" is its work
     cands: list[Candidate] = []
     said: set[str] = set()
-    chat: list[Candidate] = []  # named speakers' statements: not ranked against the budget
+    spoken_by_name: list[Candidate] = []  # named speakers' statements: not ranked against the budget
     prev_agent: Prose | None = None
     request: Prose | None = None  # the person's last turn: what the agent's turns after it answer
     making: list[str | None] = []  # what each of the person's last MAKING_TURNS turns set out to make
@@ -119,7 +125,7 @@ def draft_candidates(
             )
             prev_agent = prose
         elif t.name:
-            chat.extend(_named(prose, i, t.name, day, known))
+            spoken_by_name.extend(_named(prose, i, t.name, day, known))
         else:
             cands.extend(
                 person_candidates(
@@ -160,7 +166,7 @@ def draft_candidates(
         ranked.append(k)
         if len(ranked) >= limit:
             break
-    for c in chat:
+    for c in spoken_by_name:
         norm = normalized(c.text)
         if norm and norm not in seen:
             seen.add(norm)

@@ -137,8 +137,11 @@ def chosen_by_name(reply: str, agent: Prose) -> tuple[str, str] | None:
 # --- what the options were for: the person's request they answer ------------------------------------------------
 
 # "suggest some names for my theme", "recommend a library for parsing dates", "any ideas for the logo?"
+# ("give me", "show me", "list", "think of" only before what options are: "show me the logs" asks for none)
 _ASKS = re.compile(
-    r"\b(?:suggest|recommend|propose|brainstorm|come up with|think of|give me|find me|show me|list)\b"
+    r"\b(?:suggest|recommend|propose|brainstorm|come up with|find me)\b"
+    r"|\b(?:think of|give me|show me|list)(?= (?:[\w'-]+ ){0,2}(?:ideas?|suggestions?|options?|names?|alternatives?|"
+    r"choices?)\b)"
     r"|\b(?:any|some|a few)(?= (?:ideas?|suggestions?|options?|names?|alternatives?)\b)",
     re.I,
 )
@@ -206,26 +209,32 @@ def purpose(request: Prose | None, making: str | None = None) -> str | None:
     """What the options the person chose among were for, read from the request they answer (the person's turn
     before the agent's list): "as the name for their theme" after "suggest some names for my theme", "as the
     database for the cache" after "which database should I use for the cache?"; None when it says nothing of it.
-    The request's last sentence that asks is read. A name asked for nothing named ("suggest some names") is for
-    ``making``, what the person set out to make before (:func:`making`)."""
+    The request's last sentence that asks is read, and no sentence before a question ("Here is the list of bugs.
+    Which one should we fix first?" says nothing of what the options are for). A name asked for nothing named
+    ("suggest some names") is for ``making``, what the person set out to make before (:func:`making`)."""
     if request is None:
         return None
     for raw in reversed(request.units):
         u = clean(raw)
-        m = _NAME_ASKED.search(u)
-        if m:
-            return _what_for(u[m.end() :], named=True)
-        m = _WHICH_ASKED.search(u)
-        if m:
-            return _what_for(f"{m.group('what')} {u[m.end() :]}")
-        m = _ASKS.search(u)
-        if m:
-            found = _what_for(u[m.end() :])
-            if found in ("as the name", "as the title") and making:
-                return f"{found} for the {making}"
-            if found:
-                return found
+        found = _asked_for(u, making)
+        if found is not None or u.rstrip().endswith(("?", "？")):
+            return found
     return None
+
+
+def _asked_for(u: str, making: str | None) -> str | None:
+    """What one sentence of a request asks options for (see :func:`purpose`), or None."""
+    m = _NAME_ASKED.search(u)
+    if m:
+        return _what_for(u[m.end() :], named=True)
+    m = _WHICH_ASKED.search(u)
+    if m:
+        return _what_for(f"{m.group('what')} {u[m.end() :]}")
+    m = _ASKS.search(u)
+    if m is None:
+        return None
+    found = _what_for(u[m.end() :])
+    return f"{found} for the {making}" if found in ("as the name", "as the title") and making else found
 
 
 # What the person sets out to make: "how hard to create a custom theme", "let's build a new CLI for it"

@@ -69,20 +69,6 @@ _DONE_TO = re.compile(
     rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
     re.I,
 )
-# After the agent worked, what its work left, said in the passive: "The cron job has been scheduled for 9am" (with no
-# tool run, "Support has been added in React 19" is news read somewhere)
-_DONE_PASSIVE = re.compile(
-    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,4}} (?:has|have|had) (?:now |also |just )?been (?:{_PAST})\b",
-    re.I,
-)
-# After the agent's work, which key or command now does what: "You can now cycle the wallpapers with `Super+B`",
-# "Press `Ctrl+Alt+T` to open the floating terminal"; never "Press `F5` to see it" (a step to check the work)
-_USAGE = re.compile(
-    r"^\W{0,3}(?:(?:you can|you'?ll be able to) now|now,? you can)\b[^`\n]{0,120}`[^`\n]{1,80}`"
-    r"|^\W{0,3}(?:press|hit)\s+`[^`\n]{1,40}`\s+(?:\w+\s+)?to\s+(?!see\b|test\b|confirm\b|check\b|verify\b|try\b)\w",
-    re.I,
-)
-_YOURS = re.compile(r"^\W{0,3}your\s", re.I)  # a sentence about the person's own thing: "Your prompt now ..."
 _NOW = re.compile(r"\b(?:is|are) now\b|\bnow (?!yes\b|this\b|thus\b)(?:\w+s|shows?|uses?|points?|runs?|works?)\b", re.I)
 _CAUSE = re.compile(r"\b(?:because|caused by|due to|root cause|turned out|the reason|culprit)\b", re.I)
 _ADVICE = re.compile(
@@ -340,15 +326,11 @@ def agent_outcomes(
             else:
                 continue
         intro = _intro(u, worked) and k < len(units) and prose.items[k]  # "Here's what changed:" + its list
-        usage = bool(worked and _USAGE.match(u))  # "You can now cycle the wallpapers with `Super+B`"
-        if not intro and (
-            size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or (_ADVICE.search(u) and not usage)
-        ):
+        if not intro and (size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
             continue
         if u.endswith(":") and not (k < len(units) and prose.items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
-        lead = lead or bool(worked and _DONE_PASSIVE.match(u))
         if lead and not worked and _BARE_VERB.match(u):
             lead = False  # "Set `line_height = 1.1` and reload": with no tool run, the imperative, advice
         if lead and not acted and not _I_DID.match(u):
@@ -363,9 +345,8 @@ def agent_outcomes(
         said = not lead and not cause and worked and not _HEDGE.search(u)
         cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
         # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
-        # or is said of the person's own thing: "Your prompt now shows the git branch"
-        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and (_CODEISH.search(u) or _YOURS.match(u)))
-        if not lead and not cause and not agreed and not state and not usage and not (_NOW.search(u) and out):
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
+        if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
             continue
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome

@@ -159,12 +159,12 @@ _DECISION = re.compile(
     r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
-# "I'd like to know more about ...", "I need help finding ...": a want that asks the agent for something, no decision
+# "I'd like to know more", "I need help finding": a want asking for help decides nothing ("I want you to use X" does)
 _ASKS_HELP = re.compile(
     r"\b(?:i want|i'd like|i would like|i need)\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|"
     r"hear|see|get (?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information))\b|"
-    r"(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|details)\b|"
-    r"you to\b)",
+    r"(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|"
+    r"details)\b)",
     re.I,
 )
 # "Continue with Phase 4", "ok proceed": the session going on, nothing to ask for later ("continue using X" decides)

@@ -126,15 +126,20 @@ class Capturer:
                         found.setdefault(name, name)
         return list(found)
 
-    def capture(self, turns: Sequence[Turn], session: str | None, now: dt.datetime, offset: int = 0) -> CaptureReport:
-        """Capture ``turns`` of ``session``; ``offset`` numbers them in the report (their place in a file)."""
+    def capture(
+        self, turns: Sequence[Turn], session: str | None, now: dt.datetime, offset: int = 0, chat: bool = False
+    ) -> CaptureReport:
+        """Capture ``turns`` of ``session``; ``offset`` numbers them in the report (their place in a file); ``chat``:
+        a chat app's conversation (an export), whose agent ran nothing in the person's environment."""
         started = time.perf_counter()
         report = CaptureReport()
-        self._capture(list(turns), session or DEFAULT_SESSION, now, report, offset)
+        self._capture(list(turns), session or DEFAULT_SESSION, now, report, offset, chat)
         report.seconds = time.perf_counter() - started
         return report
 
-    def _capture(self, turns: list[Turn], session: str, now: dt.datetime, report: CaptureReport, offset: int) -> None:
+    def _capture(
+        self, turns: list[Turn], session: str, now: dt.datetime, report: CaptureReport, offset: int, chat: bool = False
+    ) -> None:
         seen = self.state.seen(session)
         excludes = [re.compile(p) for p in self.settings.exclude]
         fresh: list[tuple[int, Turn]] = []
@@ -173,11 +178,17 @@ class Capturer:
         for i, t in fresh:
             by_day.setdefault((t.timestamp or now).date(), []).append((i, t))
         for day in sorted(by_day):
-            self._capture_day(day, by_day[day], session, now, report)
+            self._capture_day(day, by_day[day], session, now, report, chat)
         self.state.add_turns(session, hashes)
 
     def _capture_day(
-        self, day: dt.date, items: list[tuple[int, Turn]], session: str, now: dt.datetime, report: CaptureReport
+        self,
+        day: dt.date,
+        items: list[tuple[int, Turn]],
+        session: str,
+        now: dt.datetime,
+        report: CaptureReport,
+        chat: bool = False,
     ) -> None:
         # Outside text ("tool" turns) rides in the batch, redacted like the rest: the drafters never draft it, and
         # recognise an agent sentence that restates it (the trust boundary). The title, times, names and
@@ -193,7 +204,8 @@ class Capturer:
         if self.llm is not None:
             drafted = self.llm.draft_turns(turns, day, names)
         else:
-            drafted = draft_turns(turns, day, names, self.settings.user_name, self.settings.budget and not cut_after)
+            budget = self.settings.budget and not cut_after
+            drafted = draft_turns(turns, day, names, self.settings.user_name, budget, chat)
         known = self.known([d.draft for d in drafted]) if self.known is not None and drafted else []
         held = [k for k, fact in enumerate(known) if fact is not None]
         new = within_budget(drafted, turns, held) if cut_after else [d for k, d in enumerate(drafted) if k not in held]

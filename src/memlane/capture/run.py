@@ -57,7 +57,7 @@ def import_items(
     return run_import(
         kind,
         items,
-        lambda turns, session: capturer.capture(turns, session, now),
+        lambda turns, session: capturer.capture(turns, session, now, chat=True),  # a chat app's conversations
         lambda file, fmt: capturer.transcript(file, fmt, now),
         done,
     )

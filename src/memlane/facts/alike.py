@@ -16,11 +16,13 @@ from . import numbers, reading
 from .reading import Said
 
 # "before", "initially", "when I started", "in the first three months", "previous": the past is asked for.
+# Not "before my flight" (a time ahead), "how old" or "years old" (an age), "before?" at the end (ever).
 _PAST = re.compile(
-    r"\b(?:before(?!\s*\?)|initially|originally|at first|at the (?:start|beginning|outset)|in the beginning|"
+    r"\b(?:before(?= (?:i|we|it|that|then|switching|changing|moving|updating|upgrading)\b)|initially|originally|"
+    r"at first|at the (?:start|beginning|outset)|in the beginning|"
     r"to begin with|first started|when (?:i|we) (?:first )?(?:started|began|joined|moved|got|bought|signed up)|used to|"
     r"previous(?:ly)?|earlier|formerly|prior|first time|in the first (?:\w+ )?(?:days?|weeks?|months?|years?)|"
-    r"back then|at that time|old)\b",
+    r"back then|at that time|(?<!how )(?<!years )old)\b",
     re.IGNORECASE,
 )
 # "When did I ...", "what was ...": a question in the past tense asks about an event, not what holds now.

@@ -95,7 +95,7 @@ _CHANGED_TO = re.compile(
 )
 _DATE = re.compile(r"\b(?P<month>[a-z]{3,9})\.?\s+(?P<day>\d{1,2})(?!\d)", re.IGNORECASE)
 _HOW_LONG = re.compile(r"\bhow (?:long|much time)\b", re.IGNORECASE)
-_DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
+DURATIONS = frozenset("second minute hour day week month year".split())  # noqa: SIM905  (stems)
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
@@ -453,5 +453,5 @@ def question(query: str) -> Said:
     "how long" asks for a duration, so the units of time are words it names."""
     frame, values = _split(query)
     if _HOW_LONG.search(query):
-        frame |= _DURATIONS
+        frame |= DURATIONS
     return Said(-1, ("", 0, "", 0), frozenset(), frame, values, False, amounts_of(query))

@@ -189,8 +189,10 @@ def _qualified_apart(a: Said, b: Said) -> bool:
 
 
 def _resized(later: Said) -> bool:
-    """Whether ``later`` says an event changed ("extended", "moved") only to other amounts, to no other day."""
-    return later.moved and bool(later.changed) and not any(v.startswith("date:") for _, v, _ in later.changed)
+    """Whether ``later`` says an event changed ("extended") only its length, to no other day or time: "moved to 4 PM
+    on June 2" moved it."""
+    changed = later.changed
+    return later.moved and bool(changed) and all(h in reading.DURATIONS and v[:5] != "date:" for _, v, h in changed)
 
 
 def _from_elsewhere(earlier: Said, later: Said) -> bool:
@@ -198,8 +200,10 @@ def _from_elsewhere(earlier: Said, later: Said) -> bool:
     "from 600MB to 400MB" after "around 250MB" (or after "from 300MB to 180MB") goes on from another value."""
     for value in later.origins:
         unit = reading.unit_of(value)
-        alike = {v for v in earlier.values if reading.unit_of(v) == unit and any(c.isdigit() for c in v)}
-        if alike and value not in alike:
+        if not unit:
+            continue  # a bare "from 72 to 65 bpm" says nothing of what its 72 counts: an age, a model number
+        held = {v for v in earlier.values if reading.unit_of(v) == unit and any(c.isdigit() for c in v)}
+        if held and value not in held:
             return True
     return False
 

@@ -247,8 +247,8 @@ class IndexKeeper:
         meta = self.store.meta()
         other = self._built_for_other_workspace(meta.get("fingerprint"))
         if "fingerprint" not in meta or other:
-            if on_search:  # never built (or for another workspace's files): the first search builds it (memory
-                # files only); another workspace's memory is no stale answer of this one
+            if on_search or other:  # never built, or for another workspace's files: the first search builds it
+                # (memory files only); another workspace's memory is no answer of this one, whatever sync.onSearch
                 if other:
                     notes.append(f"the index was built for another workspace ({other}): rebuilt for this one")
                 notes.extend(self.sync(include_sessions=False).notes)
