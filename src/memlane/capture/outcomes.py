@@ -53,10 +53,11 @@ _ACK = (
     r"(?:(?:you'?re|you were|you are) (?:right|correct)|good (?:catch|call|point|idea)|great (?:catch|call|point|idea)|"
     r"nice catch|thanks(?: for [^—–:.!]{1,40})?|got it|understood)\s*[—–:,!.-]{1,3}\s*"
 )
+_WE_DID = r"(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?"  # "I've also ...", "we just ..."
 _OUTCOME = re.compile(
     rf"^(?:\W{{0,3}})(?:{_ACK})?(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|"
     rf"saved|applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
-    rf"|(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
+    rf"|{_WE_DID}(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
     rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
     rf"|(?:the )?root cause\b|cause:|the fix(?: was)?:"
     rf"|the (?:problem|issue|bug|error|crash|failure|culprit) (?:was|is|came)\b|it turned out\b|turns out\b"
@@ -111,7 +112,7 @@ _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibl[ey]|m
 # the first person ("I've updated the draft ...") reports its work; "The Visigoths converted to ...", "Increased
 # visibility: ...", "The prices are adjusted for inflation" are its claims about the world
 _I_DID = re.compile(
-    rf"^\W{{0,3}}(?:{_ACK})?(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?"
+    rf"^\W{{0,3}}(?:{_ACK})?{_WE_DID}"
     rf"(?:{_PAST}|(?!(?:wanted|needed|hoped|wished|liked|loved|noticed|enjoyed)\b)\w{{3,}}ed)\b",
     re.I,
 )

@@ -151,17 +151,17 @@ _ASKS_WORK = re.compile(
     r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
+_WANTS = r"i want|i'd like|i would like|i need"  # asking for help ("I'd like to know more") decides nothing: _ASKS_HELP
 _DECISION = re.compile(
     r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|start|begin|get|figure|test|run|continue|do)\b)|"
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"(?<!\byou )(?:should not|shouldn'?t|must not|mustn'?t) (?!have\b)\w+|"
-    r"i want|i'd like|i would like|i need|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
+    rf"{_WANTS}|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
-# "I'd like to know more", "I need help finding": a want asking for help decides nothing ("I want you to use X" does)
 _ASKS_HELP = re.compile(
-    r"\b(?:i want|i'd like|i would like|i need)\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|"
+    rf"\b(?:{_WANTS})\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|"
     r"hear|see|get (?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information))\b|"
     r"(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|"
     r"details)\b)",

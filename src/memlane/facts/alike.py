@@ -77,13 +77,14 @@ def answer_alike(a: Said, b: Said, asked: Said) -> bool:
     return here <= there and len(here) >= max(ANCHOR, SHARE * len(wanted))
 
 
-def later_alike(said: Sequence[Said], asked: Said) -> dict[Said, Said]:
-    """Each of ``said`` that a later one answers ``asked`` alike with (:func:`answer_alike`), with the first such."""
-    out: dict[Said, Said] = {}
+def later_alike(said: Sequence[Said], asked: Said) -> dict[int, tuple[Said, Said]]:
+    """Each of ``said`` (by its seq) that a later one answers ``asked`` alike with (:func:`answer_alike`), with the
+    first such: ``(earlier, later)``."""
+    out: dict[int, tuple[Said, Said]] = {}
     for a in said:
         for b in said:
-            if b.when > a.when and a not in out and answer_alike(a, b, asked):
-                out[a] = b
+            if b.when > a.when and a.seq not in out and answer_alike(a, b, asked):
+                out[a.seq] = (a, b)
     return out
 
 

@@ -314,14 +314,13 @@ def passage_order(passages: Sequence[Sequence[StoredFact]], query: str) -> list[
     """The order to show passages in (each given as the facts on its lines, best first), for a question about the
     present: a passage holding what superseded a fact of a better-ranked one comes right before it (the current
     value first, the earlier next to it), and a passage whose facts were all superseded comes after the rest."""
-    return _passage_order(passages, _found(passages, query), past=asks_for_past(query))
+    return _passage_order(passages, _found(passages, question(query)), past=asks_for_past(query))
 
 
-def _found(passages: Sequence[Sequence[StoredFact]], query: str) -> dict[int, Supersession]:
+def _found(passages: Sequence[Sequence[StoredFact]], asked: Said) -> dict[int, Supersession]:
     """The supersessions among the passages' facts, less those the question picks a member of."""
     every = {f.seq: f for facts in passages for f in facts}
     said = [s for s in (read_fact(f) for f in every.values()) if s is not None]
-    asked = question(query)
     return unnamed(supersessions(said, asked), said, asked)
 
 
@@ -401,14 +400,15 @@ def current_first(
         [f for f in files.get(r.path, ()) if r.start_line <= f.start_line <= r.end_line] if r.agent is None else []
         for r in results
     ]
-    found = _found(passages, query)
+    asked = question(query)
+    found = _found(passages, asked)
     limit = len(results) if limit is None else limit
     if lines_of is not None and not past:
         cut: list[SearchResult] = []
         held: list[list[StoredFact]] = []
         terms = snippet_terms(query)
         cuts = dict(found)  # a supersession decides where a passage is cut before two facts answering alike do
-        for seq, sup in _alike_within(passages, query).items() if alike.present(query) else ():
+        for seq, sup in _alike_within(passages, asked).items() if alike.present(query) else ():
             cuts.setdefault(seq, sup)
         for r, there in zip(results, passages, strict=True):
             for first, last in split(r.start_line, r.end_line, there, cuts):
@@ -424,16 +424,15 @@ def current_first(
     if earlier is not None:  # of two passages answering the question alike, the later first (before: earlier)
         grouped = set(found) | {sup.by for sup in found.values()}
         items = [[s for f in passages[i] if f.seq not in grouped and (s := read_fact(f)) is not None] for i in shown]
-        shown = [shown[k] for k in alike.reorder(items, question(query), earlier)]
+        shown = [shown[k] for k in alike.reorder(items, asked, earlier)]
     return [results[i] for i in shown][:limit]
 
 
-def _alike_within(passages: Sequence[Sequence[StoredFact]], query: str) -> dict[int, Supersession]:
+def _alike_within(passages: Sequence[Sequence[StoredFact]], asked: Said) -> dict[int, Supersession]:
     """In each passage, each fact that a later fact of it answers the question alike with
     (:func:`memlane.facts.alike.later_alike`), as though superseded by it: where :func:`split` may cut."""
-    asked = question(query)
     pairs = (alike.later_alike([s for s in map(read_fact, facts) if s is not None], asked) for facts in passages)
-    return {a.seq: Supersession(a.seq, b.seq, b.when[0], a.when) for found in pairs for a, b in found.items()}
+    return {seq: Supersession(seq, b.seq, b.when[0], a.when) for found in pairs for seq, (a, b) in found.items()}
 
 
 def order(
