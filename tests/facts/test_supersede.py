@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import memlane
 from conftest import FakeEmbedder
-from memlane.facts import reading, supersede
+from memlane.facts import alike, passages, reading, supersede
 from memlane.facts.retain import normalize_name
 from memlane.store import StoredFact
 
@@ -39,7 +39,7 @@ def said(seq: int, content: str, day: str = "2026-03-03", at: str = "09:00", who
     ],
 )
 def test_a_question_about_an_earlier_value_asks_for_the_past(query: str) -> None:
-    assert supersede.asks_for_past(query)
+    assert alike.asks_for_past(query)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_a_question_about_an_earlier_value_asks_for_the_past(query: str) -> None
     ],
 )
 def test_a_question_in_the_present_or_about_ever_asks_for_the_present(query: str) -> None:
-    assert not supersede.asks_for_past(query)
+    assert not alike.asks_for_past(query)
 
 
 def test_amounts_keep_what_they_count() -> None:
@@ -343,14 +343,14 @@ def test_search_brings_the_passage_with_the_current_value_before_the_one_it_supe
     trail = _stored(2, "I like trail running in the hills", "2026-03-03", "08:12")  # still true
     other = _stored(3, "I bought new running shoes", "2026-03-05", "09:00")
     new = _stored(4, "my best 10K time is now 49 minutes", "2026-03-09", "19:45")
-    passages = [[old, trail], [other], [new]]
-    assert supersede.passage_order(passages, "what is my best 10K time?") == [2, 0, 1]
-    assert supersede.passage_order(passages, "what was my best 10K time at first?") == [0, 1, 2]
+    found = [[old, trail], [other], [new]]
+    assert passages.passage_order(found, "what is my best 10K time?") == [2, 0, 1]
+    assert passages.passage_order(found, "what was my best 10K time at first?") == [0, 1, 2]
     # for the past, the earlier value comes before what superseded it; nothing is moved to the end
-    assert supersede.passage_order([[new], [other], [old]], "what was my best 10K time at first?") == [2, 0, 1]
-    assert supersede.passage_order([[new], [other], [old, trail]], "what is my best 10K time?") == [0, 1, 2]
+    assert passages.passage_order([[new], [other], [old]], "what was my best 10K time at first?") == [2, 0, 1]
+    assert passages.passage_order([[new], [other], [old, trail]], "what is my best 10K time?") == [0, 1, 2]
     # a passage whose facts were all superseded comes after the rest, what superseded it where it stood
-    assert supersede.passage_order([[old], [other], [new]], "what is my best 10K time?") == [2, 1, 0]
+    assert passages.passage_order([[old], [other], [new]], "what is my best 10K time?") == [2, 1, 0]
 
 
 def test_the_part_of_a_cut_passage_with_the_later_value_shows_it_in_its_snippet(tmp_path: Path) -> None:
@@ -378,13 +378,13 @@ def test_a_passage_is_cut_between_a_fact_and_what_superseded_it_the_later_part_f
     new = _stored(8, "my best 10K time is now 49 minutes", "2026-03-03", "19:45")
     other = _stored(6, "I like trail running in the hills", "2026-03-03", "09:00")
     found = {5: supersede.Supersession(5, 8, "2026-03-03", ("2026-03-03", 0, "08:10", 0))}
-    assert supersede.split(3, 10, [old, other, new], found) == [(6, 10), (3, 5)]
-    assert supersede.split(3, 10, [new, other, old], {8: supersede.Supersession(8, 5, "", ("", 0, "", 0))}) == [
+    assert passages.split(3, 10, [old, other, new], found) == [(6, 10), (3, 5)]
+    assert passages.split(3, 10, [new, other, old], {8: supersede.Supersession(8, 5, "", ("", 0, "", 0))}) == [
         (3, 5),
         (6, 10),
     ]  # the later value above the earlier one (a log not in time order): cut below it
-    assert supersede.split(3, 10, [old, other], found) == [(3, 10)]  # what superseded it is elsewhere: whole
-    assert supersede.split(3, 10, [other, new], {}) == [(3, 10)]
+    assert passages.split(3, 10, [old, other], found) == [(3, 10)]  # what superseded it is elsewhere: whole
+    assert passages.split(3, 10, [other, new], {}) == [(3, 10)]
 
 
 def test_a_word_that_only_begins_alike_or_a_date_does_not_anchor_two_counts_to_the_question() -> None:

@@ -12,8 +12,8 @@ import datetime as dt
 
 from ..embeddings import Vectors
 from ..errors import ProviderError
+from ..facts.passages import current_first
 from ..facts.recall import RecallResponse, embedded_text, recall
-from ..facts.supersede import current_first
 from ..search.ranking import SearchResponse, chunk_scores, rank
 from ..search.rerank import Reranker, make_reranker
 from ..search.shared import SharedIndexes
