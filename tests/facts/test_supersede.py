@@ -916,3 +916,49 @@ def test_an_event_of_another_day_that_changed_its_length_did_not_move() -> None:
     first = said(3, "the application deadline for the producer role is May 10", "2026-03-03")
     moved = said(4, "the producer role application deadline was extended to May 20", "2026-03-05")
     assert supersede.same_thing(first, moved, asked=reading.question("When is the producer role application deadline?"))
+
+
+def test_a_join_made_only_by_the_questions_words_orders_the_two_but_marks_nothing(tmp_path: Path) -> None:
+    # two measures answering one question, days apart, with no word of change between them: the later first,
+    # but neither is shown as superseded (the search endpoint's 90ms may well still hold beside the site's 240ms)
+    ws = tmp_path / "ws"
+    _log(
+        ws,
+        "2026-03-03",
+        ["W @User: I measured the search endpoint of my shop API, its response time is 90ms (User, 09:10)"],
+    )
+    _log(
+        ws,
+        "2026-03-09",
+        ["W @User: I ran a load test on my shop API, the response time is currently 240ms (User, 16:00)"],
+    )
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        q = "What is the response time of my shop API?"
+        facts = mem.recall(q, k=5, now=dt.datetime(2026, 3, 15, 12, 0)).facts
+        assert "240ms" in facts[0].content and "90ms" in facts[1].content  # ordered: the later first
+        assert facts[1].superseded_by is None and facts[1].valid_to is None  # ... and not marked
+        assert mem.timeline("User", fresh=True)["updates"] == []
+    early, late = (
+        said(1, "I measured the search endpoint of my shop API, its response time is 90ms", at="09:10"),
+        said(2, "I ran a load test on my shop API, the response time is currently 240ms", day="2026-03-09", at="16:00"),
+    )
+    asked = reading.question("What is the response time of my shop API?")
+    found = supersede.supersessions([early, late], asked)
+    assert found[1].by == 2 and found[1].sure is None and supersede.marked(found) == {}
+    # the same two within one conversation, or the later saying that what the earlier names changed: marked
+    near = said(2, "I ran a load test on my shop API, the response time is currently 240ms", at="09:40")
+    assert supersede.marked(supersede.supersessions([early, near], asked))[1].by == 2
+    raised = said(2, "the response time of my shop API went up, it increased to 240ms", day="2026-03-09")
+    assert supersede.sure(early, raised)
+
+
+def test_search_moves_down_only_a_passage_surely_superseded() -> None:
+    early = _stored(
+        1, "I measured the search endpoint of my shop API, its response time is 90ms", "2026-03-03", "09:10"
+    )
+    other = _stored(2, "I bought a new keyboard for the shop", "2026-03-05", "09:00")
+    late = _stored(3, "I ran a load test on my shop API, the response time is currently 240ms", "2026-03-09", "16:00")
+    q = "What is the response time of my shop API?"
+    assert passages.passage_order([[early], [other], [late]], q) == [2, 0, 1]  # the later first, none moved down
+    near = _stored(3, "I ran a load test on my shop API, the response time is currently 240ms", "2026-03-03", "09:40")
+    assert passages.passage_order([[early], [other], [near]], q) == [2, 1, 0]  # one conversation: moved down

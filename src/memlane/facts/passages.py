@@ -16,13 +16,14 @@ from ..store import FactIndex, StoredFact
 from . import alike
 from .alike import asks_for_past
 from .reading import Said, question, read_fact
-from .supersede import Supersession, supersessions, unnamed
+from .supersede import Supersession, marked, supersessions, unnamed
 
 
 def passage_order(passages: Sequence[Sequence[StoredFact]], query: str) -> list[int]:
     """The order to show passages in (each given as the facts on its lines, best first), for a question about the
     present: a passage holding what superseded a fact of a better-ranked one comes right before it (the current
-    value first, the earlier next to it), and a passage whose facts were all superseded comes after the rest."""
+    value first, the earlier next to it), and a passage whose facts were all surely superseded
+    (:func:`memlane.facts.supersede.sure`) comes after the rest."""
     return _passage_order(passages, _found(passages, question(query)), past=asks_for_past(query))
 
 
@@ -36,7 +37,7 @@ def _found(passages: Sequence[Sequence[StoredFact]], asked: Said) -> dict[int, S
 def _passage_order(
     passages: Sequence[Sequence[StoredFact]], found: Mapping[int, Supersession], past: bool = False
 ) -> list[int]:
-    """For the present, what superseded a fact first and all-superseded passages last; for the past (``past``)
+    """For the present, what superseded a fact first and surely superseded passages last; for the past (``past``)
     the earlier value first: a passage holding a fact that a better-ranked passage's fact superseded comes right
     before that passage, and nothing is demoted."""
     where: dict[int, int] = {}
@@ -49,7 +50,8 @@ def _passage_order(
         first, then = (new, old) if past else (old, new)
         if first is not None and then is not None and then > first:
             pulls.setdefault(first, set()).add(then)
-    stale = set() if past else {i for i, fs in enumerate(passages) if fs and all(f.seq in found for f in fs)}
+    shown = marked(found)  # only a sure supersession demotes: the others only order
+    stale = set() if past else {i for i, fs in enumerate(passages) if fs and all(f.seq in shown for f in fs)}
     out: list[int] = []
     placed: set[int] = set()
     for i in range(len(passages)):

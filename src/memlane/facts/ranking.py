@@ -314,7 +314,7 @@ def by_time(
     by_seq = {c.seq: c for c in ranked}
     seqs = supersede.order([c.seq for c in ranked], found, when, past, until)
     if not past:
-        for seq, sup in found.items():
+        for seq, sup in supersede.marked(found).items():
             head = facts[sup.by]
             status[seq] = Status("superseded", frozenset(), sup.day, {"content": head.content, "source": head.source})
     grouped = frozenset(found) | frozenset(sup.by for sup in found.values())
