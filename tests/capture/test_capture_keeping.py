@@ -278,6 +278,48 @@ def test_over_the_budget_a_later_outcome_wins_a_tie() -> None:
     assert any("step_39.py" in t for t in texts) and not any("step_0.py" in t for t in texts), texts
 
 
+def test_over_the_budget_each_message_is_heard_before_a_second_fact_of_one() -> None:
+    # ten messages of two facts alike in weight, room for eleven: one of each message before a second of any, so
+    # the early messages are not lost to the later ones' second facts (a later one still wins a tie)
+    turns = []
+    for k in range(10):
+        facts = " ".join(f"I have {k * 10 + j} {noun} in the garden shed." for j, noun in enumerate(("pots", "rakes")))
+        turns.append(_t("user", facts, 2 * k))
+        turns.append(_t("assistant", "Noted.", 2 * k + 1))
+    texts = _texts(turns)
+    assert len(texts) < 20  # the budget chose
+    heard = {int(m.group(1)) // 10 for t in texts if (m := re.search(r"I have (\d+) (?:pots|rakes)", t))}
+    assert heard == set(range(10)), texts
+
+
+def test_a_want_that_asks_for_help_now_is_no_decision_and_yields_to_a_fact() -> None:
+    u = "I want to make sure my layout is responsive and works well on phones."
+    drafts = draft_turns([_t("user", u)], DAY, ())
+    assert drafts and drafts[0].score < 0.7, drafts  # a wish for help with the work at hand: not a decision
+    turns = [_t("user", u)]
+    assert not any(line.startswith("Decided") for line in digest(turns, draft_turns(turns, DAY, ()))), drafts
+    decided = [_t("user", "I want the header to be 64px tall on every page.")]
+    assert any(line.startswith("Decided") for line in digest(decided, draft_turns(decided, DAY, ())))
+
+
+def test_being_unsure_how_to_do_something_asks_for_help_and_yields_to_what_the_person_states() -> None:
+    for u in (
+        "However, I'm not sure what other optimizations I can make to the search page.",
+        "But I'm still having trouble getting the navbar to collapse on small screens.",
+        "I don't know how to configure the retention of the logs.",
+    ):
+        drafts = draft_turns([_t("user", u)], DAY, ())
+        assert all(d.score <= 0.6 for d in drafts), (u, drafts)
+        assert not any("However" in d.draft.entities for d in drafts), drafts  # a connective is no name
+    stated = draft_turns([_t("user", "I'm using Sentry 1.18 with the Flask app on port 5000.")], DAY, ())
+    assert stated and stated[0].score > 0.6, stated
+    plain, however = (
+        [d.score for d in draft_turns([_t("user", u)], DAY, ())]
+        for u in ("my build is slow on the old laptop.", "However, my build is slow on the old laptop.")
+    )
+    assert plain == however  # a capitalised connective names no one: no bonus for a name
+
+
 # --- the person's chatter --------------------------------------------------------------------------
 
 

@@ -58,6 +58,7 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 MAKING_TURNS = 8  # a name asked for nothing named is for what the person set out to make in their last 8 turns
 SPARE_FLOOR = 0.6  # an outcome takes a slot a known fact freed only from this score (a "what" or a cause said)
+TURN_FIRST = 0.05  # the best candidate of its turn ranks this much higher for the budget (:func:`budget_order`)
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 
 
@@ -147,7 +148,7 @@ def draft_candidates(
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
     # the highest scored first; of equal scores the later (what holds at the end: a later outcome, a changed value)
-    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
+    keep = budget_order([(c.score, c.turn) for c in cands], THRESHOLD)
     ranked = []
     seen: set[str] = set()
     reported = _Reports()  # the agent's outcomes kept
@@ -181,6 +182,19 @@ def draft_candidates(
     return out
 
 
+def budget_order(scored: Sequence[tuple[float, int]], floor: float = 0.0) -> list[int]:
+    """The candidates (each its score and turn) from ``floor`` up, in the order the budget keeps them: the highest
+    scored first, the best of each turn ``TURN_FIRST`` higher (of many like statements, one from each turn before
+    a second from one: a person's notes cover what each message said), and of equal scores the later."""
+    best: dict[int, int] = {}
+    for k, (score, turn) in enumerate(scored):
+        if score >= floor and (turn not in best or score > scored[best[turn]][0]):
+            best[turn] = k
+    first = set(best.values())
+    up = [k for k in range(len(scored)) if scored[k][0] >= floor]
+    return sorted(up, key=lambda k: (-(scored[k][0] + (TURN_FIRST if k in first else 0.0)), -k))
+
+
 def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Iterable[int] = ()) -> list[Drafted]:
     """The drafts of a batch drafted with no cap, cut to its budget as :func:`draft_candidates` cuts them (the
     highest scored, of equal scores the later; named speakers' statements are not ranked against it), less
@@ -192,7 +206,7 @@ def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Itera
     spoken = sum(1 for t in turns if t.role != "tool")
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken)
     chat = {k for k, d in enumerate(drafted) if d.turn < len(turns) and turns[d.turn].name}
-    ranked = sorted((k for k in range(len(drafted)) if k not in chat), key=lambda k: (-drafted[k].score, -k))
+    ranked = [k for k in budget_order([(d.score, d.turn) for d in drafted]) if k not in chat]
     freed = sum(1 for k in ranked[:limit] if k in held)
     outcomes = [k for k in ranked[limit:] if drafted[k].speaker == "assistant" and drafted[k].score >= SPARE_FLOOR]
     spare = [k for k in outcomes if k not in held][:freed]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
+from .asking import ASKS_HELP, ASKS_WORK, CARRY_ON, UNSURE, WANTS
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
 from .outcomes import (
     CONTRAST,
@@ -139,38 +140,12 @@ _KEEP_IN_MIND = re.compile(r"\b(?:remember|remind me|don'?t forget|keep in mind|
 # Words addressed to the agent about the session itself ("I tried your command", "you broke it", "now ur turn"):
 # what happened in the chat, not what a person would ask memory for later.
 _ADDRESSED = re.compile(r"\b(?:you|your|you'?re|you'?ve|u|ur|yours)\b", re.I)
-# A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
-# at ...") that sets nothing (a setting is _SETS, a rule _INSTRUCTION): the person's statement classes do not apply.
-_ASKS_WORK = re.compile(
-    r"^\W{0,3}(?:(?:ok(?:ay)?|so|then|thern|also|and|now|next|first|lastly|finally|please|yes|yeah|great|cool|alright|"
-    r"perfect|nice)[,!.]?\s+){0,4}(?:let'?s\s+|lets\s+)?(?:go through|go over|go ahead|look (?:at|into)|take a look|"
-    r"review|check|ensure|add|create|write|update|implement|fix|build|run|test|read|find|show|give|tell|explain|help|"
-    r"list|generate|extend|include|remove|delete|commit|push|install|try|start|continue|collect|document|refactor|"
-    r"clean|scan|search|open|see|analy[sz]e|summari[sz]e|compare|research|figure out|get|execute|apply|carry out|"
-    r"make (?:the|those|these|this|that) changes?)\b"
-    r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
-    re.I,
-)
-_WANTS = r"i want|i'd like|i would like|i need"  # asking for help ("I'd like to know more") decides nothing: _ASKS_HELP
 _DECISION = re.compile(
     r"\b(?:(?:let'?s|lets)(?! (?:take a look|look|see|check|start|begin|get|figure|test|run|continue|do)\b)|"
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"(?<!\byou )(?:should not|shouldn'?t|must not|mustn'?t) (?!have\b)\w+|"
-    rf"{_WANTS}|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
-    re.I,
-)
-_ASKS_HELP = re.compile(
-    rf"\b(?:{_WANTS})\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|"
-    r"hear|see|get (?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information))\b|"
-    r"(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|"
-    r"details)\b)",
-    re.I,
-)
-# "Continue with Phase 4", "ok proceed": the session going on, nothing to ask for later ("continue using X" decides)
-_CARRY_ON = re.compile(
-    r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yeah|great|good|perfect|thanks|now)[,!.]?\s+)?(?:please\s+)?"
-    r"(?:continue|proceed|resume|carry on|keep going|go on|move on)\b(?!\s+(?:to use|using)\b)",
+    rf"{WANTS}|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
 _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (
@@ -420,7 +395,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
     words = u.split()
     if not words or u.endswith("?") or _SOCIAL.match(u) or (_QUESTION.match(u) and not _DECISION.search(u)):
         return None
-    if _CARRY_ON.match(u) and size(u) <= 10:
+    if CARRY_ON.match(u) and size(u) <= 10:
         return None
     content = len([w for w in re.findall(r"[^\W\d_]{3,}", u.casefold()) if w not in STOPWORDS])
     length = size(u)
@@ -448,7 +423,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         kind, score, role = "world", 0.85, "decided"
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
-        kind, score, role = "world", 0.8, "" if _ASKS_HELP.search(u) else "decided"
+        kind, score, role = ("world", 0.6, "") if ASKS_HELP.search(u) else ("world", 0.8, "decided")
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
@@ -462,12 +437,14 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         kind, score, role = "world", 0.45, ""
     else:
         return None
-    if kind != "opinion" and score < 0.8 and _ASKS_WORK.match(u):
+    if kind != "opinion" and score < 0.8 and ASKS_WORK.match(u):
         # work asked for now ("then go through our docs"): the agent's outcome says what came of it; its verb
         # ("Execute on this plan") names no one
         score = min(score, 0.45)
         bonus = 0.1 if specific(u) or names_someone(u.split(" ", 1)[-1]) else 0.0
     score += bonus
+    if not role and kind != "opinion" and UNSURE.match(u):
+        score = min(score, 0.6)  # "I'm not sure how to ...": a request for help, not a fact of the person
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
     return Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)

@@ -104,7 +104,9 @@ _NOT_NAMES = frozenset(
         "Friday Saturday Sunday January February March April May June July August September October November "
         "December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun Assistant "
         "System Tool Tools Agent Before After During While With Without From Into Over Under True False Null "
-        "None TODO Important Remember Always Never Yeah Nah Nope Yep Alright Cause Because Since",
+        "None TODO Important Remember Always Never Yeah Nah Nope Yep Alright Cause Because Since However "
+        "Although Though Actually Meanwhile Otherwise Therefore Instead Besides Unfortunately Finally Anyway "
+        "Additionally Furthermore Moreover Basically Hopefully Ideally Currently Recently Initially Specifically",
     )
 )
 
