@@ -320,6 +320,17 @@ def test_being_unsure_how_to_do_something_asks_for_help_and_yields_to_what_the_p
     assert plain == however  # a capitalised connective names no one: no bonus for a name
 
 
+def test_a_want_inside_the_work_at_hand_or_a_doubt_is_no_decision() -> None:
+    for u in (
+        "I'm trying to clean the raw CSV export of the shop, and I need to remove duplicates and nulls.",
+        "But I'm not sure if this is the best approach, or if I should use a separate table for ratings.",
+    ):
+        turns = [_t("user", u)]
+        assert not any(line.startswith("Decided") for line in digest(turns, draft_turns(turns, DAY, ()))), u
+    made = [_t("user", "I'm trying to keep it simple, so we decided to use SQLite for the shop.")]
+    assert any(line.startswith("Decided") for line in digest(made, draft_turns(made, DAY, ())))
+
+
 # --- the person's chatter --------------------------------------------------------------------------
 
 

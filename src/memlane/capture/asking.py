@@ -31,6 +31,14 @@ UNSURE = re.compile(
     r"difficulty))|i (?:don'?t|do not) (?:know|understand)|i(?:'m| am) wondering|i wonder)\b",
     re.I,
 )
+# "I'm trying to clean the raw CSV data, and I need to remove duplicates": the work at hand, whose wants are its
+# steps, not a decision (unless it says one was made: "decided", "agreed", "chose", "settled on", "go with")
+AT_WORK = re.compile(
+    r"^\W{0,3}(?:(?:but|so|and|now|right now|currently)[,]?\s+)?i(?:'m| am)\s+(?:currently\s+|still\s+)?(?:trying|"
+    r"working|looking|hoping|planning|struggling)\s+(?:to|on)\b(?!.*\b(?:decided|agreed|chose|settled on|go(?:ing)? "
+    r"with)\b)",
+    re.I,
+)
 # "I'd like to know more", "I want to make sure it is responsive", "I'd love some feedback": help asked for now
 ASKS_HELP = re.compile(
     rf"\b(?:{WANTS})\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|make sure|ensure|be sure|"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
-from .asking import ASKS_HELP, ASKS_WORK, CARRY_ON, UNSURE, WANTS
+from .asking import ASKS_HELP, ASKS_WORK, AT_WORK, CARRY_ON, UNSURE, WANTS
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
 from .outcomes import (
     CONTRAST,
@@ -423,7 +423,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         kind, score, role = "world", 0.85, "decided"
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
-        kind, score, role = ("world", 0.6, "") if ASKS_HELP.search(u) else ("world", 0.8, "decided")
+        asks = ASKS_HELP.search(u) or UNSURE.match(u)  # "But I'm not sure if I should use ...": no decision
+        kind, score, role = ("world", 0.6, "") if asks else ("world", 0.8, "" if AT_WORK.match(u) else "decided")
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
