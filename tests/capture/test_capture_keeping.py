@@ -311,6 +311,8 @@ def test_being_unsure_how_to_do_something_asks_for_help_and_yields_to_what_the_p
         drafts = draft_turns([_t("user", u)], DAY, ())
         assert all(d.score <= 0.6 for d in drafts), (u, drafts)
         assert not any("However" in d.draft.entities for d in drafts), drafts  # a connective is no name
+    never = draft_turns([_t("user", "I don't understand why I have never played any chess endgames before.")], DAY, ())
+    assert never and never[0].score >= 0.9, never  # a doubt that says what the person never did: their fact
     stated = draft_turns([_t("user", "I'm using Sentry 1.18 with the Flask app on port 5000.")], DAY, ())
     assert stated and stated[0].score > 0.6, stated
     plain, however = (

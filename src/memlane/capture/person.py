@@ -444,8 +444,8 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         score = min(score, 0.45)
         bonus = 0.1 if specific(u) or names_someone(u.split(" ", 1)[-1]) else 0.0
     score += bonus
-    if not role and kind != "opinion" and UNSURE.match(u):
-        score = min(score, 0.6)  # "I'm not sure how to ...": a request for help, not a fact of the person
+    if not role and kind != "opinion" and score < 0.9 and UNSURE.match(u):
+        score = 0.6  # "I'm not sure how to ...": a request for help (one that says "I've never ..." is a fact)
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
     return Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
