@@ -65,19 +65,16 @@ def past_first(query: str) -> bool | None:
     return False if present(query) else None
 
 
-def answer_alike(a: Said, b: Said, asked: Said, changed: bool = False) -> bool:
+def answer_alike(a: Said, b: Said, asked: Said) -> bool:
     """Whether ``b`` answers ``asked`` alike with ``a``, and as fully: both hold ``ANCHOR`` (and ``SHARE``) of
     the words it asks about, ``b`` every one ``a`` holds, and each gives a value the question does not name and
-    the other does not give. ``changed``: ``b`` need not hold every word ``a`` holds when it says its value
-    changed ("now", "new", "currently": "commits merged into main, which has now reached 165" answers "how many
-    commits have been merged into the main branch of my Git repository?" though it names no repository)."""
+    the other does not give."""
     own_a, own_b = a.values - asked.values, b.values - asked.values
     if not (own_a - own_b and own_b - own_a):
         return False
     wanted = (asked.frame | asked.values) - _ASKING
     here, there = (a.frame | a.values) & wanted, (b.frame | b.values) & wanted
-    least = max(ANCHOR, SHARE * len(wanted))
-    return len(here) >= least and (here <= there or (changed and b.update and len(there) >= least))
+    return here <= there and len(here) >= max(ANCHOR, SHARE * len(wanted))
 
 
 def later_alike(said: Sequence[Said], asked: Said) -> dict[int, tuple[Said, Said]]:
@@ -86,7 +83,7 @@ def later_alike(said: Sequence[Said], asked: Said) -> dict[int, tuple[Said, Said
     out: dict[int, tuple[Said, Said]] = {}
     for a in said:
         for b in said:
-            if b.when > a.when and a.seq not in out and answer_alike(a, b, asked, changed=True):
+            if b.when > a.when and a.seq not in out and answer_alike(a, b, asked):
                 out[a.seq] = (a, b)
     return out
 
@@ -121,5 +118,5 @@ def reorder(items: Sequence[Sequence[Said]], asked: Said, past: bool = False) ->
 def _sooner(first: Sequence[Said], then: Sequence[Said], asked: Said, past: bool) -> bool:
     """Whether ``then`` answers the question alike with ``first`` (some fact of each), and every such pair was
     said later in ``then`` (``past``: earlier)."""
-    pairs = [(a, b) for a in first for b in then if answer_alike(a, b, asked, changed=not past)]
+    pairs = [(a, b) for a in first for b in then if answer_alike(a, b, asked)]
     return bool(pairs) and all((b.when < a.when) if past else (b.when > a.when) for a, b in pairs)
