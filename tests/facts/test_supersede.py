@@ -962,3 +962,19 @@ def test_search_moves_down_only_a_passage_surely_superseded() -> None:
     assert passages.passage_order([[early], [other], [late]], q) == [2, 0, 1]  # the later first, none moved down
     near = _stored(3, "I ran a load test on my shop API, the response time is currently 240ms", "2026-03-03", "09:40")
     assert passages.passage_order([[early], [other], [near]], q) == [2, 1, 0]  # one conversation: moved down
+
+
+def test_two_things_listed_in_one_conversation_are_not_marked(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    login = "W @User: the login endpoint of my shop API responds in 150ms (User, 09:10)"
+    search = "W @User: the search endpoint of my shop API responds in 180ms (User, 09:20)"
+    _log(ws, "2026-03-03", [login, search])
+    with memlane.open(ws, provider=FakeEmbedder()) as mem:
+        facts = mem.recall("How fast is the login endpoint of my shop API?", k=5, now=dt.datetime(2026, 3, 4)).facts
+        assert all(f.superseded_by is None and f.valid_to is None for f in facts), facts
+        assert mem.timeline("User", fresh=True)["updates"] == []
+    # the same two, the later saying it changed: one conversation makes that sure
+    early = said(1, "the login endpoint of my shop API responds in 150ms", at="09:10")
+    now = said(2, "the login endpoint of my shop API now responds in 120ms", at="09:20")
+    assert supersede.sure(early, now)
+    assert not supersede.sure(early, said(2, "the search endpoint of my shop API responds in 180ms", at="09:20"))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
-# A want ("I want the header 64px tall" decides); asking for help with it decides nothing (ASKS_HELP)
-WANTS = r"i want|i'd like|i would like|i'd love|i would love|i need"
+# A want ("I want the header 64px tall" decides); asking for help with it decides nothing (ASKS_HELP), nor does a
+# wish ("I'd love pizza tonight", "I'd love some feedback": LOVES asks for help only)
+WANTS = r"i want|i'd like|i would like|i need"
+LOVES = r"i'd love|i would love"
 # A request for work in the session: an imperative ("Then go through our PDL definitions", "okay now lets take a look
 # at ...") that sets nothing (a setting or a rule is another class): the person's statement classes do not apply.
 ASKS_WORK = re.compile(
@@ -23,12 +25,13 @@ ASKS_WORK = re.compile(
     r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
-# "However, I'm not sure how to configure it", "I'm having trouble getting the navbar to collapse": a request for
-# help, not a fact of the person (a long chat's many such sentences took the budget from what was stated)
+# "However, I'm not sure how to configure it", "I don't know how to ...", "I'm wondering if ...": a request for help,
+# not a fact of the person (a long chat's many such sentences took the budget from what was stated). Not "I'm
+# having trouble with my Pi 4" (a setup), "I don't know anyone in Lisbon" or "Although I'm not sure, I host ..."
 UNSURE = re.compile(
-    r"^\W{0,3}(?:(?:but|however|so|and|although|though|still)[,]?\s+)*(?:i(?:'m| am)\s+(?:still\s+)?(?:not "
-    r"(?:sure|certain|clear)|unsure|confused|struggling|having (?:some )?(?:a hard time|trouble|issues|problems|"
-    r"difficulty))|i (?:don'?t|do not) (?:know|understand)|i(?:'m| am) wondering|i wonder)\b",
+    r"^\W{0,3}(?:(?:but|however|so|and|still)[,]?\s+)*(?:i(?:'m| am)\s+(?:still\s+)?(?:not (?:sure|certain)|unsure)"
+    r"(?!\s+yet\b)|i (?:don'?t|do not) (?:know|understand) (?:how|what|why|whether|if|where|which)|i(?:'m| am) "
+    r"wondering|i wonder)\b",
     re.I,
 )
 # "I'm trying to clean the raw CSV data, and I need to remove duplicates": the work at hand, whose wants are its
@@ -39,12 +42,13 @@ AT_WORK = re.compile(
     r"with)\b)",
     re.I,
 )
-# "I'd like to know more", "I want to make sure it is responsive", "I'd love some feedback": help asked for now
+# "I'd like to know more", "I want to make sure it is responsive", "I'd love some feedback": help asked for now ("I
+# need to make sure the backups run nightly" is a rule, not a request)
 ASKS_HELP = re.compile(
-    rf"\b(?:{WANTS})\s+(?:to (?:know|learn|ask|understand|find out|explore|discuss|talk|make sure|ensure|be sure|"
-    r"verify|confirm|hear|see|get (?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|"
-    r"information))\b|(?:some |more |your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|"
-    r"information|info|details)\b)",
+    rf"\b(?:(?:{WANTS}|{LOVES})\s+to (?:know|learn|ask|understand|find out|explore|discuss|talk|hear|see|get "
+    r"(?:some |more )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information))|(?:i want|i'd like|"
+    rf"i would like|{LOVES}) to (?:make sure|ensure|be sure|verify|confirm)|(?:{WANTS}|{LOVES})\s+(?:some |more |"
+    r"your )?(?:help|advice|ideas|tips|suggestions|recommendations|feedback|information|info|details))\b",
     re.I,
 )
 # "Continue with Phase 4", "ok proceed": the session going on, nothing to ask for later ("continue using X" decides)

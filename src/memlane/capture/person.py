@@ -424,7 +424,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
         asks = ASKS_HELP.search(u) or UNSURE.match(u)  # "But I'm not sure if I should use ...": no decision
-        kind, score, role = ("world", 0.6, "") if asks else ("world", 0.8, "" if AT_WORK.match(u) else "decided")
+        kind, score, role = ("world", 0.5, "") if asks else ("world", 0.8, "" if AT_WORK.match(u) else "decided")
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""

@@ -300,7 +300,8 @@ def by_time(
     asked: QueryTime | None,
 ) -> list[Candidate]:
     """``ranked`` with facts about the same thing brought together (:mod:`memlane.facts.supersede`): the
-    current one first and the ones it superseded marked, or for a question about the past, the value then."""
+    current one first and the ones it superseded after it, those it surely superseded marked
+    (:func:`memlane.facts.supersede.marked`), or for a question about the past, the value then."""
     top = [c.seq for c in ranked[: supersede.GROUP_SPAN]]
     said = [s for s in (reading.read_fact(facts[q]) for q in top) if s is not None]
     question = reading.question(query)

@@ -42,7 +42,7 @@ class Reads:
         self, query: str, n: int, threshold: float, now: dt.datetime | None, notes: list[str], stale: bool
     ) -> SearchResponse:
         """The best ``n`` chunks for ``query`` scoring ``threshold`` or more (see :meth:`memlane.Memory.search`),
-        with this agent's passages that only hold superseded facts after the rest, then other agents' hits;
+        with this agent's passages that only hold surely superseded facts after the rest, then other agents' hits;
         ``notes`` lead the response's notes."""
         keeper = self.keeper
         q = keeper.settings.query
