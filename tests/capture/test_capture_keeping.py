@@ -278,20 +278,6 @@ def test_over_the_budget_a_later_outcome_wins_a_tie() -> None:
     assert any("step_39.py" in t for t in texts) and not any("step_0.py" in t for t in texts), texts
 
 
-def test_over_the_budget_each_message_is_heard_before_a_second_fact_of_one() -> None:
-    # ten messages of two facts alike in weight, room for eleven: one of each message before a second of any, so
-    # the early messages are not lost to the later ones' second facts (a later one still wins a tie)
-    turns = []
-    for k in range(10):
-        facts = " ".join(f"I have {k * 10 + j} {noun} in the garden shed." for j, noun in enumerate(("pots", "rakes")))
-        turns.append(_t("user", facts, 2 * k))
-        turns.append(_t("assistant", "Noted.", 2 * k + 1))
-    texts = _texts(turns)
-    assert len(texts) < 20  # the budget chose
-    heard = {int(m.group(1)) // 10 for t in texts if (m := re.search(r"I have (\d+) (?:pots|rakes)", t))}
-    assert heard == set(range(10)), texts
-
-
 def test_a_want_that_asks_for_help_now_is_no_decision_and_yields_to_a_fact() -> None:
     u = "I want to make sure my layout is responsive and works well on phones."
     drafts = draft_turns([_t("user", u)], DAY, ())
@@ -333,15 +319,6 @@ def test_a_wish_is_no_decision_and_a_need_to_make_sure_is_one() -> None:
     assert not any(line.startswith("Decided") for line in digest(wish, draft_turns(wish, DAY, ())))
     rule = [_t("user", "I need to make sure the backups run every night at 2am.")]
     assert any(line.startswith("Decided") for line in digest(rule, draft_turns(rule, DAY, ())))
-
-
-def test_the_budget_lifts_each_turns_best_by_less_than_a_class_and_of_equals_the_later() -> None:
-    from memlane.capture.draft import budget_order
-
-    assert budget_order([(0.8, 0), (0.8, 1), (0.8, 1)]) == [2, 0, 1]  # each turn's best first, the later of equals
-    assert budget_order([(0.8, 0), (0.85, 1), (0.85, 1)]) == [2, 1, 0]  # never past a higher class
-    assert budget_order([(0.45, 0), (0.5, 1), (0.5, 1)]) == [2, 1, 0]  # whatever the float sums
-    assert budget_order([(0.7, 0), (0.7, 0), (0.7, 1)]) == [2, 1, 0]  # in one turn the later of equals is its best
 
 
 def test_a_want_inside_the_work_at_hand_or_a_doubt_is_no_decision() -> None:

@@ -26,9 +26,8 @@ themselves and the agent's first outcome of a turn, then the rest. One of the pe
 most ``person.PERSON_PER_TURN`` bullets, an agent turn ``outcomes.AGENT_PER_TURN``. Every one of these depends on
 its turn (and the agent turn before it) only, so a batch cut in two drafts what it drafts whole (an
 import interrupted and run again writes the same bullets) unless a batch of ``n`` turns reaches the cap
-of ``BUDGET_BASE + BUDGET_PER_TURN * n`` bullets, which keeps the highest scored, each turn's best a little
-higher (:func:`budget_order`: every message heard before a second fact of one), and of equal scores the later: a
-later outcome or value is the one that holds at the session's end. Each fact once.
+of ``BUDGET_BASE + BUDGET_PER_TURN * n`` bullets, which keeps the highest scored, and of equal scores the
+later: a later outcome or value is the one that holds at the session's end. Each fact once.
 """
 
 from __future__ import annotations
@@ -59,8 +58,6 @@ BUDGET_BASE = 3  # a batch of n turns yields at most BUDGET_BASE + BUDGET_PER_TU
 BUDGET_PER_TURN = 0.37  # (user and assistant turns): <= 40 per 100 turns on a long session
 MAKING_TURNS = 8  # a name asked for nothing named is for what the person set out to make in their last 8 turns
 SPARE_FLOOR = 0.6  # an outcome takes a slot a known fact freed only from this score (a "what" or a cause said)
-TURN_FIRST = 0.025  # the best candidate of its turn ranks this much higher for the budget (:func:`budget_order`):
-# half the 0.05 between two score classes, so it passes another turn's second of its class, never a higher class
 NEAR_SAME = 0.7  # share of an agent outcome's content words in a kept one that makes it a restatement of it
 
 
@@ -149,8 +146,8 @@ def draft_candidates(
             prev_agent = None if t.role == "user" else prev_agent
             worked = worked and t.role != "user"
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken) if budget else len(cands)
-    # the highest scored first, each turn's best lifted; of equal scores the later (a later outcome, a changed value)
-    keep = budget_order([(c.score, c.turn) for c in cands], THRESHOLD)
+    # the highest scored first; of equal scores the later (what holds at the end: a later outcome, a changed value)
+    keep = sorted((k for k in range(len(cands)) if cands[k].score >= THRESHOLD), key=lambda k: (-cands[k].score, -k))
     ranked = []
     seen: set[str] = set()
     reported = _Reports()  # the agent's outcomes kept
@@ -184,24 +181,9 @@ def draft_candidates(
     return out
 
 
-def budget_order(scored: Sequence[tuple[float, int]], floor: float = 0.0) -> list[int]:
-    """The candidates (each its score and turn) from ``floor`` up, in the order the budget keeps them: the highest
-    scored first, the best of each turn (of its equal scores the later) ``TURN_FIRST`` higher, and of equal scores
-    the later. Of many like statements one from each turn comes before a second from one, the person's and the
-    agent's alike: a person's notes cover what each message said. The best is chosen before restatements are
-    dropped: a turn whose best restates a kept fact gives no other candidate the lift."""
-    best: dict[int, int] = {}
-    for k, (score, turn) in enumerate(scored):
-        if score >= floor and (turn not in best or score >= scored[best[turn]][0]):
-            best[turn] = k
-    first = set(best.values())
-    up = [k for k in range(len(scored)) if scored[k][0] >= floor]
-    return sorted(up, key=lambda k: (-round(scored[k][0] + (TURN_FIRST if k in first else 0.0), 3), -k))
-
-
 def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Iterable[int] = ()) -> list[Drafted]:
     """The drafts of a batch drafted with no cap, cut to its budget as :func:`draft_candidates` cuts them (the
-    order of :func:`budget_order`; named speakers' statements are not ranked against it), less
+    highest scored, of equal scores the later; named speakers' statements are not ranked against it), less
     ``held``, the drafts memory already holds. A slot a held draft took goes to the agent's next best outcome: the
     project rules a person pastes into every session's prompt took every slot of a short session and were then
     skipped as known, and the session's own outcomes were lost. Only outcomes take freed slots: the person's
@@ -210,7 +192,7 @@ def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Itera
     spoken = sum(1 for t in turns if t.role != "tool")
     limit = BUDGET_BASE + math.ceil(BUDGET_PER_TURN * spoken)
     chat = {k for k, d in enumerate(drafted) if d.turn < len(turns) and turns[d.turn].name}
-    ranked = [k for k in budget_order([(d.score, d.turn) for d in drafted]) if k not in chat]
+    ranked = sorted((k for k in range(len(drafted)) if k not in chat), key=lambda k: (-drafted[k].score, -k))
     freed = sum(1 for k in ranked[:limit] if k in held)
     outcomes = [k for k in ranked[limit:] if drafted[k].speaker == "assistant" and drafted[k].score >= SPARE_FLOOR]
     spare = [k for k in outcomes if k not in held][:freed]
