@@ -14,14 +14,9 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
+from .agreed import CONTRAST, confirmed_proposal, confirms, followed
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
-from .outcomes import (
-    CONTRAST,
-    confirmed_proposal,
-    confirms,
-    followed,
-    with_list,
-)
+from .outcomes import with_list
 from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import (
     FIRST_PERSON,
