@@ -218,3 +218,10 @@ def test_what_the_agent_noticed_or_wanted_is_no_work_done() -> None:
     assert _worked("I noticed the lockfile in `web/` is older than the manifest.") == []
     assert _worked("I wanted to keep `app.py` small.") == []
     assert _worked("I regenerated the lockfile in `web/` from the manifest.") != []
+
+
+def test_what_the_person_needs_to_do_asked_of_the_agent_is_no_decision() -> None:
+    turns = [_t("user", "Show me what I need to install.", 0)]
+    assert _drafts(turns) == []
+    turns = [_t("user", "I need the report in Dutch from now on.", 0)]
+    assert [d.role for d in _drafts(turns)] != []

@@ -152,7 +152,7 @@ _DECISION = re.compile(
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"(?<!\byou )(?:should not|shouldn'?t|must not|mustn'?t) (?!have\b)\w+|"
-    rf"{_WANTS}|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
+    rf"(?<!what )(?<!which )(?:{_WANTS})|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
 _ASKS_HELP = re.compile(
