@@ -115,6 +115,8 @@ def test_a_heading_says_what_the_sentence_under_it_is() -> None:
     ]
     # with no tool run, the same heading is advice about a guess
     assert _chat(report) == []
+    numbered = "### 2. Fixed the race in `worker.py`\nThe lock was released before the queue was drained.\n"
+    assert _worked(numbered) == ["Fixed the race in `worker.py`: The lock was released before the queue was drained."]
 
 
 def test_a_heading_that_opens_steps_keeps_its_list_out() -> None:

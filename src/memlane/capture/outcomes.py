@@ -311,6 +311,9 @@ def _row(cells: tuple[str, ...], header: tuple[str, ...]) -> str:
     return f"{cells[0]}: {cells[1]}" + (f" ({', '.join(more)})" if more else "")
 
 
+_NUMBERED_HEAD = re.compile(r"^\d{1,3}[.)]\s+")
+
+
 def _stream(prose: Prose, tables: bool) -> tuple[list[str], list[bool], list[str]]:
     """The turn's units with its marks in place, and what each is: "" a unit of prose, "head" a heading (its own
     unit), "row" a table's row (a list item: "cell: cell"; only with ``tables``: a table before any work is a
@@ -324,8 +327,8 @@ def _stream(prose: Prose, tables: bool) -> tuple[list[str], list[bool], list[str
         while at < len(marks) and marks[at].at == k:
             m = marks[at]
             at += 1
-            if m.heading:
-                units.append(straight(clean(m.heading)))
+            if m.heading:  # "### 2. Fixed the race in `worker.py`": its number is the report's order, not its words
+                units.append(_NUMBERED_HEAD.sub("", straight(clean(m.heading)), count=1))
                 items.append(False)
                 kinds.append("head")
             for r in m.rows[1:] if tables else ():
