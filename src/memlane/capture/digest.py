@@ -36,6 +36,9 @@ _X_NOT_Y = re.compile(
 _NOT_Y_X = re.compile(rf"not (?P<old>{_W}(?: {_W}){{0,3}}),? (?:but |it'?s |it is )(?P<new>{_W}(?: {_W}){{0,3}})", re.I)
 
 
+_AGREED = re.compile(r' agreed to ["“](.{1,400})["”]: ')  # draft._takes_settled's bullet
+
+
 @dataclass(frozen=True)
 class Correction:
     old: str
@@ -131,6 +134,9 @@ def _digest_text(turn: Turn, d: Drafted) -> str:
         tuple(f"{d.speaker} {verb}" for verb in ("confirmed ", "did: ", "chose ", "answered "))
     ):
         return d.draft.content  # "User confirmed "Set X": ok, done" says what was confirmed; "ok, done" does not
+    agreed = _AGREED.match(d.draft.content[len(d.speaker) :])
+    if agreed:
+        return agreed.group(1)  # 'User agreed to "Final plan: A; B": ok go': the digest says what was settled
     for unit in read_prose(turn.content).units:
         flat = " ".join(unit.split())
         if flat and normalized(flat) and normalized(flat) in normalized(d.draft.content.replace(d.speaker, "I")):

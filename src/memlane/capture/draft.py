@@ -42,14 +42,11 @@ from ..facts.retain import normalize_name
 from ..reflect.extract import Draft, draft_log, normalized
 from ..text.keywords import STOPWORDS
 from . import options
+from .agreed import settled, takes
 from .outcomes import agent_outcomes
-from .outside import OutsideText, applied_edits
+from .outside import SHARED_SHARE_SAID, OutsideText, applied_edits
 from .person import BODY, Candidate, person_candidates
-from .phrasing import (
-    clean,
-    cut,
-    entities,
-)
+from .phrasing import clean, cut, entities, quote
 from .prose import Prose, read_prose
 from .turns import Turn
 
@@ -127,6 +124,8 @@ def draft_candidates(
         elif t.name:
             spoken_by_name.extend(_named(prose, i, t.name, day, known))
         else:
+            if prev_agent is not None and not worked and t.role == "user":
+                cands.extend(_takes_settled(prose, prev_agent, i, speaker, outside))
             cands.extend(
                 person_candidates(
                     prose,
@@ -198,6 +197,18 @@ def within_budget(drafted: Sequence[Drafted], turns: Sequence[Turn], held: Itera
     spare = [k for k in outcomes if k not in held][:freed]
     keep = (set(ranked[:limit]) | set(spare) | chat) - held
     return [d for k, d in enumerate(drafted) if k in keep]
+
+
+def _takes_settled(prose: Prose, agent: Prose, i: int, speaker: str, outside: OutsideText) -> list[Candidate]:
+    """The person's "ok, start" after the agent's turn that gives a settled version under a heading that says so
+    ("## Final plan" and its table or list): what the two agreed, the version's heading and first cells or items
+    (:func:`agreed.settled`); nothing when its items restate outside text (a page, a tool's result): a table's short
+    first cells are names, written as a chosen option's name is."""
+    reply = " ".join(clean(u) for u in prose.units)
+    found = settled(agent) if takes(reply) else None
+    if found is None or (not found[1] and outside.restates(found[0], i, SHARED_SHARE_SAID, 3)):
+        return []
+    return [Candidate(0.85, "world", f"{speaker} agreed to {quote(found[0])}: {reply}", i, speaker, "decided")]
 
 
 def _applied(turns: Sequence[Turn]) -> list[tuple[str, ...]]:

@@ -14,7 +14,8 @@ import difflib
 import re
 
 from ..text.keywords import STOPWORDS
-from .outcomes import NEGATED, opens_report
+from .agreed import NEGATED
+from .outcomes import opens_report
 from .phrasing import clean, size
 from .prose import Prose
 

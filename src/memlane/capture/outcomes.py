@@ -6,20 +6,23 @@ in Chinese, "已更新 ..."). Never its advice, explanations, refusals, question
 gives the person ("To fix it: - Set X to Public"), and never a sentence that restates a tool turn (text from outside
 the conversation, :mod:`memlane.capture.outside`: a run of words or most of its content words in one tool turn).
 
-A turn yields at most :data:`AGENT_PER_TURN` outcomes, those that say the most (a name, value or path first); how they
-rank against the person's words in the batch's budget is :mod:`memlane.capture.draft`.
+A report is read as agents write it: a heading opens a section (a report or steps) and, when it is an outcome itself
+("### Root cause"), leads the sentence under it; a small table's rows are list items inside a report after work.
+A turn yields at most :data:`AGENT_PER_TURN` outcomes, those that say the most (a name, value or path first; of equal
+scores one from a part of the report not yet drawn on); how they rank against the person's words in the batch's
+budget is :mod:`memlane.capture.draft`. What the two agreed is :mod:`memlane.capture.agreed`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import chinese
 from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import clean, names_someone, size, specific, straight
-from .prose import Prose
+from .prose import Mark, Prose
 
 AGENT_PER_TURN = 2  # outcomes drafted from one assistant turn at most (a final report's first items)
 
@@ -32,6 +35,7 @@ class Outcome:
     score: float
     text: str
     role: str
+    section: int = 0  # which part of the turn it is in (a heading or a list's line opens a new one)
 
 
 # --- the agent's words -------------------------------------------------------------------------------
@@ -53,20 +57,24 @@ _ACK = (
     r"(?:(?:you'?re|you were|you are) (?:right|correct)|good (?:catch|call|point|idea)|great (?:catch|call|point|idea)|"
     r"nice catch|thanks(?: for [^—–:.!]{1,40})?|got it|understood)\s*[—–:,!.-]{1,3}\s*"
 )
+# "I noticed ...", "I wanted to ...": what the agent saw or wished, no work done
+_NOT_DONE = r"(?!(?:wanted|needed|hoped|wished|liked|loved|noticed|enjoyed)\b)"
 _WE_DID = r"(?:i|we)(?:'ve| have)? (?:also |now |just |successfully |already )?"  # "I've also ...", "we just ..."
 _OUTCOME = re.compile(
     rf"^(?:\W{{0,3}})(?:{_ACK})?(?:(?:done|fixed|all set|finished|complete[d]?|pushed|committed|deployed|installed|"
-    rf"saved|applied|updated)\b[\s.!:—–-]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
-    rf"|{_WE_DID}(?:{_PAST}|set|put|split|\w{{3,}}ed)\b"
+    rf"saved|applied|updated)\b[\s.!:—–-]|完成了?[。！!，,:：]|\w+ (?:complete[d]?|done|finished)\b|(?:{_PAST})\b"
+    rf"|{_WE_DID}(?:{_PAST}|set|put|split|{_NOT_DONE}\w{{3,}}ed)\b"
     rf"|(?:i|we) (?:hit|got|saw|ran into|had to|went with|settled on)\b|found it\b|found the\b"
     rf"|(?:the )?root cause\b|cause:|the fix(?: was)?:"
     rf"|the (?:problem|issue|bug|error|crash|failure|culprit) (?:was|is|came)\b|it turned out\b|turns out\b"
     rf"|(?:that|this|it)(?: was|'s| is) (?:the|our) (?:culprit|root cause)\b)",
     re.I,
 )
-# "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed
+# "nfcpy added to pyproject", "Retry limit raised to 5": a report's passive line of what was changed; "The name gets
+# converted to lowercase", "X can be set to Y" say how a thing works, not what was done
+_HOW_IT_WORKS = r"(?:gets?|getting|will|would|can|could|should|must|may|might|be)\b"
 _DONE_TO = re.compile(
-    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: [^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
+    rf"^\W{{0,3}}[^\s:]{{2,60}}(?: (?!{_HOW_IT_WORKS})[^\s:]{{1,40}}){{0,3}} (?:(?:is|are|was|were|now) )?(?:{_PAST}) "
     rf"(?:to|in|into|from|for|under|as|with|on|via)\b",
     re.I,
 )
@@ -87,7 +95,7 @@ _FINDING = re.compile(
     re.I,
 )
 # A sentence that opens as a finding ("The culprit was ...", "Root cause: ..."), and the words that make it a guess
-_FINDING_LEAD = re.compile(
+FINDING_LEAD = re.compile(
     r"^\W{0,3}(?:found|(?:the )?(?:root )?cause|the (?:problem|issue|culprit)|(?:it )?turn(?:s|ed) out)", re.I
 )
 _SUSPECT = re.compile(
@@ -102,10 +110,17 @@ _PLANNED = re.compile(r"\b(?:i|we) (?:will|am going to|are going to)\b|\b(?:i|we
 _WAS = re.compile(r"\b(?:was|were|had|did|didn'?t|wasn'?t|weren'?t|hadn'?t|failed|broke|came)\b", re.I)
 # A thing of the person's setup: a code span, a path (from /, ~/ or ./), a file with a code or config extension, a
 # setting (KEY=value) or a snake_case name; never a URL, nor "and/or", "50/50", "w/"
-_CODEISH = re.compile(
+CODEISH = re.compile(
     r"`[^`\n]{1,300}`|(?<![\w/.])(?:~|\.{1,2})?/[\w.-]+/[\w./-]*"
     r"|(?<![\w/-])[\w-]+(?:/[\w-]+)*\.(?:py|js|ts|tsx|jsx|json|toml|ya?ml|ini|cfg|conf|md|sh|rb|go|rs|exs?|heex|lua|css|html|"
     r"sql|env|lock|txt|xml|java|kt|swift|c|h|cpp|nix|service)\b|\b[A-Z][A-Z0-9_]{2,40}=\S{1,80}|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
+)
+# What an outcome that names nothing says it did it to: nothing a person could ask for ("some general news", "all
+# the necessary steps", "the next feature")
+_VAGUE = re.compile(
+    r"\b(?:some|a few|several|various|everything|all the (?:necessary|required|requested|needed)|"
+    r"the (?:requested|necessary|required|next))\b",
+    re.I,
 )
 _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibl[ey]|maybe|should|would)\b", re.I)
 # With no tool run in the session, the agent did nothing in the person's environment: only what it says it did in
@@ -113,7 +128,7 @@ _HEDGE = re.compile(r"\b(?:may|might|could|probably|perhaps|likely|possibl[ey]|m
 # visibility: ...", "The prices are adjusted for inflation" are its claims about the world
 _I_DID = re.compile(
     rf"^\W{{0,3}}(?:{_ACK})?{_WE_DID}"
-    rf"(?:{_PAST}|(?!(?:wanted|needed|hoped|wished|liked|loved|noticed|enjoyed)\b)\w{{3,}}ed)\b",
+    rf"(?:{_PAST}|{_NOT_DONE}\w{{3,}}ed)\b",
     re.I,
 )
 NARRATION = re.compile(
@@ -122,7 +137,9 @@ NARRATION = re.compile(
     r"i need to|i should|i'm now|i am now|now i|next i|first i|looking at|checking|reading|searching|running)\b",
     re.IGNORECASE,
 )
-_SHORT_LEAD = re.compile(r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete)\W*$", re.I)
+_SHORT_LEAD = re.compile(
+    r"^(?:done|fixed|found it|pushed|all set|complete[d]?|finished|\w+ complete|完成了?)\W*$", re.I
+)  # 完成: "done" in Chinese
 # The line that opens a list of what was done: "Here's what changed:", "Changes made:", "Both issues are fixed:"; and,
 # after the agent worked (a tool ran since the person's turn), what the person will now find: "You should now see:".
 _REPORT_INTRO = re.compile(
@@ -212,9 +229,9 @@ def _own_words(u: str, acted: bool) -> str:
     from `install/brew.sh`"), its words without the act's verbs and the names of the person's things (code spans,
     paths, files, settings), which the files and results it worked on name too; of a finding, a cause or a check's
     result, the whole sentence."""
-    if not acted or _FINDING_LEAD.match(u) or _CAUSE.search(u) or _CHECKED.match(u):
+    if not acted or FINDING_LEAD.match(u) or _CAUSE.search(u) or _CHECKED.match(u):
         return u
-    return _CODEISH.sub(" ", _ACT_LEAD.sub("", u, count=1))
+    return CODEISH.sub(" ", _ACT_LEAD.sub("", u, count=1))
 
 
 def opens_report(u: str) -> bool:
@@ -264,7 +281,7 @@ def _reported(u: str) -> bool:
         _PRESENT.match(body) or _BASE.match(body) or _OUTCOME.match(body) or _DONE_TO.match(body) or _NOW.search(body)
     )
     # "`src/auth.py`: tokens expire after 15 minutes": under a report, what a file of the person's now holds
-    filed = body != u and _CODEISH.fullmatch(u[: len(u) - len(body)].rstrip().rstrip(":")) and specific(body)
+    filed = body != u and CODEISH.fullmatch(u[: len(u) - len(body)].rstrip().rstrip(":")) and specific(body)
     return bool(said or filed) and (specific(u) or names_someone(u))
 
 
@@ -277,7 +294,52 @@ def with_list(u: str, units: list[str], items: list[bool], k: int) -> tuple[str,
     while k < len(units) and items[k] and len(listed) < 3:
         listed.append(units[k])
         k += 1
-    return f"{u} {'; '.join(listed)}", k
+    # an item that ends in a URL keeps a space before the ";" that follows it: "https://x.app/;" is no link
+    linked = [t[t.rfind(" ") + 1 :].startswith(("http://", "https://")) for t in listed]
+    joined = "".join(f"{t} ; " if link else f"{t}; " for t, link in zip(listed, linked, strict=True))
+    return f"{u} {joined[:-2].rstrip()}", k
+
+
+def _row(cells: tuple[str, ...], header: tuple[str, ...]) -> str:
+    """A table's row as a report's list item: "`app.py`: added a retry", the third cell on with its column's name
+    ("`timeout`: 30 (After: 60)")."""
+    cells = tuple(straight(clean(c)) for c in cells)
+    if len(cells) < 2 or not cells[1]:
+        return cells[0] if cells else ""
+    named = zip(header[2:], cells[2:], strict=False)  # a row may have fewer cells than its header
+    more = [f"{straight(clean(h))}: {c}" if h.strip() else c for h, c in named if c]
+    return f"{cells[0]}: {cells[1]}" + (f" ({', '.join(more)})" if more else "")
+
+
+_NUMBERED_HEAD = re.compile(r"^\d{1,3}[.)]\s+")
+
+
+def _stream(prose: Prose, tables: bool) -> tuple[list[str], list[bool], list[str]]:
+    """The turn's units with its marks in place, and what each is: "" a unit of prose, "head" a heading (its own
+    unit), "row" a table's row (a list item: "cell: cell"; only with ``tables``: a table before any work is a
+    proposal or an explanation)."""
+    units: list[str] = []
+    items: list[bool] = []
+    kinds: list[str] = []
+    marks: list[Mark] = sorted(prose.marks, key=lambda m: m.at)
+    at = 0
+    for k in range(len(prose.units) + 1):
+        while at < len(marks) and marks[at].at == k:
+            m = marks[at]
+            at += 1
+            if m.heading:  # "### 2. Fixed the race in `worker.py`": its number is the report's order, not its words
+                units.append(_NUMBERED_HEAD.sub("", straight(clean(m.heading)), count=1))
+                items.append(False)
+                kinds.append("head")
+            for r in m.rows[1:] if tables else ():
+                units.append(_row(r, m.rows[0]))
+                items.append(True)
+                kinds.append("row")
+        if k < len(prose.units):
+            units.append(straight(clean(prose.units[k])))
+            items.append(prose.items[k])
+            kinds.append("")
+    return units, items, kinds
 
 
 def agent_outcomes(
@@ -293,27 +355,45 @@ def agent_outcomes(
     or a cause it names is what it found there, not a claim about the world. ``applied``: the files the host says it
     applied this turn's edits to; the turn's plan for one of them ("I will update `X`: ...") was carried out.
     ``acted``: a tool ran somewhere in the batch; in a chat with none, only "I/we <did> ..." is a report (_I_DID)."""
-    units = [straight(clean(u)) for u in prose.units]
+    units, items, kinds = _stream(prose, worked and acted)
     out: list[Outcome] = []
     report: bool | None = None  # the list being read: True a report of work done, False steps or a plan, None unknown
+    heading: str | None = None  # a heading that says what the sentence under it is: "Root cause", "Added schema"
+    section = 0
     k = 0
     while k < len(units):
         u = units[k]
-        item = prose.items[k]
+        item = items[k]
+        kind = kinds[k]
         k += 1
+        if kind == "head":  # "### What changed" / "### How to try it": what the lists under it are
+            report = _section(u if u.endswith(":") else f"{u}:", report, worked)
+            section += 1
+            said_as = worked and (_OUTCOME.match(u) or FINDING_LEAD.match(u)) and not _ADVICE.search(u)
+            heading = u.rstrip(":") if said_as else None
+            continue
+        if kind == "row" and report is not True:
+            continue  # a table outside a report of work: a reference, options, an explanation
+        headed = heading is not None and not (_OUTCOME.match(u) or FINDING_LEAD.match(u))
+        u = f"{heading}: {u}" if headed else u  # "### Root cause" + "The token had expired": one finding
+        heading = None
+        if not item and u.endswith(":"):
+            section += 1
         edited = next((f for f in applied if not item and _names_file(u, f) and _PLANNED.search(u)), None)
         if edited is not None:  # "I will update `CONVENTIONS.md` ...:" and the host applied it: what was done
             report = None
-            u, k = with_list(u, units, prose.items, k)
+            u, k = with_list(u, units, items, k)
             text = f"Applied edit to {edited}: {u}"
             if not outside.restates(u, i):
-                out.append(Outcome(0.6 - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0), text, "done"))
+                score = 0.6 - (0.05 if out else 0.0) + (0.05 if specific(u) else 0.0)
+                out.append(Outcome(score, text, "done", section))
             continue
         if not item:
             report = _section(u, report, worked)
         elif report is False:
             continue  # a step for the person or a plan ("How to try", "Next steps"): never an outcome
-        if _SHORT_LEAD.match(u) and k < len(units):  # "Done." / "Found it." + what was done
+        joined = False  # a bare "Done." read with the sentence after it
+        if _SHORT_LEAD.match(u) and k < len(units) and kinds[k] != "head":  # "Done." / "Found it." + what was done
             nxt = units[k]
             if _intro(nxt, worked) or (
                 not _ADVICE.search(nxt)
@@ -323,13 +403,16 @@ def agent_outcomes(
             ):
                 u = f"{u} {nxt}"
                 k += 1
+                joined = True
                 report = True if _intro(nxt, worked) else report
             else:
                 continue
-        intro = _intro(u, worked) and k < len(units) and prose.items[k]  # "Here's what changed:" + its list
-        if not intro and (size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
+        intro = _intro(u, worked) and k < len(units) and items[k]  # "Here's what changed:" + its list
+        listed = joined and u.endswith(":") and k < len(units) and items[k]  # "Done. Final timings:" + its rows
+        short = size(u) < 4 and not (headed and specific(u)) and not listed  # "### Added schema" + "`lib/tld.ex`"
+        if not intro and (short or u.endswith(("?", "？")) or NARRATION.match(u) or _ADVICE.search(u)):
             continue
-        if u.endswith(":") and not (k < len(units) and prose.items[k]):
+        if u.endswith(":") and not (k < len(units) and items[k]):
             continue  # an introduction to code or output that was left out
         lead = bool(_OUTCOME.match(u) or _DONE_TO.match(u) or (chinese.is_chinese(u) and chinese.done(u)) or intro)
         if lead and not worked and _BARE_VERB.match(u):
@@ -344,17 +427,17 @@ def agent_outcomes(
         # after the agent worked: a cause it found ("failed because `cron` needs approval"), in the past and naming
         # a thing of the person's setup, or the state its work left ("Each month now has a border")
         said = not lead and not cause and worked and not _HEDGE.search(u)
-        cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and _CODEISH.search(u))
+        cause = cause or bool(said and _CAUSE.search(u) and _WAS.search(u) and CODEISH.search(u))
         # a state names a thing of the person's setup: "React's compiler is now stable", read on a page, names none
-        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and _CODEISH.search(u))
+        state = bool(said and (_NOW.search(u) or _STATE.search(u)) and CODEISH.search(u))
         if not lead and not cause and not agreed and not state and not (_NOW.search(u) and out):
             continue
         if _PLANNED.search(u) or (re.search(r"\b(?:will|going to)\b", u, re.I) and not _NOW.search(u)):
             continue  # a plan, not an outcome
-        u, k = with_list(u, units, prose.items, k)
+        u, k = with_list(u, units, items, k)
         if outside.restates(u, i, SHARED_SHARE_SAID, 3) if said else outside.restates(_own_words(u, lead), i):
             continue
-        opens = _FINDING_LEAD.match(u)
+        opens = FINDING_LEAD.match(u)
         if opens and _SUSPECT.search(u):
             continue  # "The culprit is probably the font cache": a suspicion until something confirms it
         found = bool(_CAUSE.search(u) or opens)
@@ -363,94 +446,18 @@ def agent_outcomes(
         score -= 0.05 if weaker else 0.0  # said as done by its place in a report only: after an outcome said so
         if not (specific(u) or names_someone(u.split(" ", 1)[-1] if " " in u else "")):  # its first word aside
             score -= 0.1  # "Done, reload and try again" / "Implemented the requested changes": says no what
-        out.append(Outcome(score, u, "found" if found else "done"))
-    # the turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN, in their order
-    best = sorted(range(len(out)), key=lambda k: (-out[k].score, k))[:AGENT_PER_TURN]
-    return [out[k] for k in sorted(best)]
+            score -= 0.1 if _VAGUE.search(u) else 0.0  # "I researched some news", "completed the necessary steps"
+        out.append(Outcome(score, u, "found" if found else "done", section))
+    return [out[k] for k in sorted(_best(out))]
 
 
-# --- what the two agreed: the agent's proposal the person confirmed ---------------------------------------------
-
-# The person's short reply that the agent's suggestion did it: "that worked", "yep, that was it", "works now!"
-CONFIRMS = re.compile(
-    r"\b(?:that|this|it)(?:'s| is| was) it\b(?!\s+(?:for|from|then|now|today))"  # not "that's it for today"
-    r"|\b(?:that|this|it) (?:finally |also )?(?:worked|works(?: now)?|fixed it|did it|did the trick|solved it)\b"
-    r"|^\W{0,3}(?:\w+\W{1,3}){0,2}(?:works|working) now\b",
-    re.I,
-)
-NEGATED = re.compile(r"\b(?:not|no|nope|never)\b|n't\b", re.I)  # "I don't think that worked"
-
-
-# The person says they did what the agent advised: "done", "ok, ran it", "installed it", "I added that"
-_FOLLOWED = re.compile(
-    r"^\W{0,3}(?:(?:ok(?:ay)?|yes|yep|yeah|alright|sure)\W{1,3})?(?:(?:all )?done\b|did (?:that|it|this)\b|"
-    r"(?:i(?:'ve| have)? )?(?:just )?(?:ran|run|installed|applied|added|set|changed|updated|tried|pasted|copied)"
-    r" (?:it|that|this|them|those)\b)",
-    re.I,
-)
-
-
-# After the confirming words, a contrast says it did not (or no longer) work: "it worked before the update, now it
-# crashes", "that worked but now the signup page is broken"
-CONTRAST = re.compile(r"\b(?:but|however|though|although|before|until|now it|except|yet)\b", re.I)
-
-
-def confirms(reply: str, advised: bool = False) -> bool:
-    """Whether a person's reply says the agent's suggestion did it ("yep, that was it", "that worked!"), or, after
-    a turn of advice (``advised``: no tool ran, the agent only told them what to do), that they followed it ("done",
-    "ok, ran it"): after the agent's own work, "done" answers nothing the agent proposed. A question ("that's it?")
-    or a contrast after the confirming words ("it worked before the update, now it crashes") confirms nothing."""
-    if NEGATED.search(reply) or reply.rstrip().endswith(("?", "？")):
-        return False
-    m = CONFIRMS.search(reply) or (_FOLLOWED.match(reply) if advised else None)
-    return m is not None and not CONTRAST.search(reply, m.end())
-
-
-def followed(reply: str) -> bool:
-    """Whether a confirming reply says only that the person did what they were told ("ok, done", "ran it"), not
-    that it worked: it vouches for the instruction, never for the agent's diagnosis."""
-    return not CONFIRMS.search(reply)
-
-
-PROPOSED_UNITS = 2  # sentences of the agent's proposal a confirmation carries at most
-PROPOSAL_UNITS = 8  # sentences of prose an agent's turn may have for a confirmation to tell what it confirms
-
-
-# An instruction: a sentence that opens with a verb telling the person what to do ("Add `export X` to `~/.zshrc`")
-_INSTRUCTS = re.compile(
-    r"^\W{0,3}(?:(?:then|now|also|just|first|next|finally|please)\W{1,3})?(?:add|set|run|install|uninstall|reinstall|"
-    r"open|restart|reload|remove|delete|change|edit|update|upgrade|downgrade|create|put|enable|disable|use|replace|"
-    r"copy|paste|type|export|unset|clear|append|move|rename|save|close|launch|start|stop|kill|switch|turn|uncomment|"
-    r"comment out|insert|apply|configure|pin|try|point|increase|decrease|raise|lower|drop|rebuild|reboot|log out|"
-    r"sign out|reset|revert|rm|mv|cd|make sure|ensure)\b",
-    re.I,
-)
-
-
-def confirmed_proposal(
-    agent: Prose, restated: Callable[[str], bool] = lambda _: False, did: bool = False
-) -> str | None:
-    """What of the agent's turn a person's "that worked" confirms: its first sentences that name a thing of the
-    person's setup (a code span, path, setting) or open as a finding ("The culprit is probably ..."), at most
-    PROPOSED_UNITS, in their order; None when it names nothing (a "that worked" after "Enjoy!" says nothing) or
-    says too much to tell (more than PROPOSAL_UNITS sentences). A sentence that ``restated`` (outside text: a tool
-    result, a page, a file the agent read) is never carried: when every one it would carry is, "" (nothing may be
-    written). With ``did`` (the person only did it: "ok, done"), only the instructions, never a diagnosis."""
-    if len(agent.units) > PROPOSAL_UNITS:
-        return None  # a long turn (a report, a tutorial): which of its suggestions worked cannot be told
-    picked: list[str] = []
-    outside = False
-    for raw in agent.units:
-        u = straight(clean(raw))
-        if size(u) < 4 or u.endswith(("?", "？")) or NARRATION.match(u):
-            continue
-        if did and not _INSTRUCTS.match(u):
-            continue  # "Your shell loads `nvm` eagerly": the agent's claim, which "done" does not vouch for
-        if _CODEISH.search(u) or _FINDING_LEAD.match(u):
-            if restated(u):
-                outside = True
-                continue
-            picked.append(u)
-            if len(picked) >= PROPOSED_UNITS:
-                break
-    return " ".join(picked) or ("" if outside else None)
+def _best(out: list[Outcome]) -> list[int]:
+    """The turn's outcomes that say the most (a name, value or path first), at most AGENT_PER_TURN; of equal scores
+    one from a part of the report not yet drawn on, then the first: a report of five parts says more in two of
+    them than in two items of its first."""
+    best: list[int] = []
+    while len(best) < min(AGENT_PER_TURN, len(out)):
+        drawn = {out[k].section for k in best}
+        rest = (k for k in range(len(out)) if k not in best)
+        best.append(min(rest, key=lambda k: (-out[k].score, out[k].section in drawn, k)))
+    return best

@@ -14,15 +14,10 @@ from dataclasses import dataclass
 
 from ..text.keywords import STOPWORDS
 from . import chinese
+from .agreed import CONTRAST, confirmed_proposal, confirms, followed
 from .asking import ASKS_HELP, ASKS_WORK, AT_WORK, CARRY_ON, UNSURE, WANTS
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
-from .outcomes import (
-    CONTRAST,
-    confirmed_proposal,
-    confirms,
-    followed,
-    with_list,
-)
+from .outcomes import with_list
 from .outside import SHARED_SHARE_SAID, OutsideText
 from .phrasing import (
     FIRST_PERSON,
@@ -145,7 +140,7 @@ _DECISION = re.compile(
     r"we(?:'ll| will) (?:go with|use|keep)|decided|i decide|agreed|going with|go with|settled on|"
     r"we chose|i chose|i(?:'ll| will) (?:go with|use|take|keep)|should (?:be|use|say|have|hold|support|go)|"
     r"(?<!\byou )(?:should not|shouldn'?t|must not|mustn'?t) (?!have\b)\w+|"
-    rf"{WANTS}|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
+    rf"(?<!what )(?<!which )(?:{WANTS})|please (?:use|make|set|add|keep|change|call|name|rename|move|put))\b",
     re.I,
 )
 _OPINION: tuple[tuple[re.Pattern[str], float], ...] = (

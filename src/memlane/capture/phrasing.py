@@ -111,6 +111,9 @@ _NOT_NAMES = frozenset(
 )
 
 
+_LABEL_DONE = re.compile(r"\b[A-Z][a-z]{3,}ed$")  # a label's last word, a past participle: "Context Established"
+
+
 def entities(content: str, speaker: str | None, names: dict[str, str], lower_names: dict[str, str]) -> tuple[str, ...]:
     """The entities of a bullet: its speaker, known names as written (a known name spelled in lower case
     also in any case), and capitalised names past a sentence's start outside protected spans that are not
@@ -131,12 +134,14 @@ def entities(content: str, speaker: str | None, names: dict[str, str], lower_nam
         if not words:
             continue
         lead = plain[: m.start()].rstrip()
-        initial = not lead or lead[-1] in ".!?:;—–-(\"'“*#>|"
+        initial = not lead or lead[-1] in ".!?:;—–-(\"'“*#>|。！？；："
         if initial and words[0] == phrase.split()[0]:
             continue  # a sentence's first word proves nothing
         phrase = " ".join(w for w in words)
         if any(w in _NOT_NAMES for w in words) or phrase.casefold() in STOPWORDS:
             continue
+        if plain[m.end() : m.end() + 1] == ":" and _LABEL_DONE.search(phrase):
+            continue  # a report's label ("Context Established: ...", "Tests Passed: ..."): what happened, no name
         found.setdefault(normalize_name(phrase), phrase)
     for key, name in lower_names.items():  # known names written in lower case ("warelay")
         if key not in found and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", plain, re.IGNORECASE):

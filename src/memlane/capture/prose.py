@@ -6,6 +6,10 @@ only the prose around them is drafted. Blocks come from the project's one Markdo
 (:func:`memlane.text.markdown.parse`: fenced and indented code); the rest is recognised line by line, and a
 paragraph whose lines are mostly machine text is dropped whole (a pasted log without a fence).
 
+Two shapes are kept aside as marks (:class:`Mark`), each where it stands among the units, for the agent's rules
+to read: its headings ("### Root cause", "### What changed": what the sentences under them are) and its small
+Markdown tables (a report's `file | change` or `phase | time` rows, at most :data:`TABLE_ROWS`).
+
 What was dropped is kept as a kind ("stack", "shell", ...) and, for an error, its last line (the
 exception or error message): a person who pastes a stack trace and says "it crashes" may later ask what
 the error was, so capture may write one bullet that it was shared (see :mod:`memlane.capture.draft`).
@@ -18,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..text.keywords import STOPWORDS
 from ..text.markdown import parse
 
 MAX_UNIT_CHARS = 600  # a prose unit longer than this is cut at a sentence end (a wall of text is not a fact)
@@ -78,7 +83,12 @@ _MACHINE: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _COMMAND_WORD = re.compile(r"^(?:set|sudo|pip3?|python3?|npm|npx|yarn|pnpm|git|cd|ls|cat|echo|export|curl|wget|\w+) ")
 _TABLE = re.compile(r"^\|.{0,2000}\|\s*$|^[|:\s-]{3,}$")
+_ROW = re.compile(r"^ {0,3}\|.{0,2000}\|\s*$")  # a Markdown table's row: "| a | b |"
+_RULE = re.compile(r"^ {0,3}\|?[\s:|]{0,20}-{3}[|:\s-]{0,2000}$")  # the rule under its header: "|---|:--|"
+TABLE_ROWS = 8  # a table of more rows is a listing or reference, not a report's summary: kept as no mark
 _CLOSING_TAG = re.compile(r"</[A-Za-z][\w:.-]{0,40}>")
+_FLAG = re.compile(r"^--?[A-Za-z][\w-]{0,40}(?:=\S{0,200})?$")  # a command's option: "-L", "--channel", "--to=5"
+_HOST = re.compile(r"[\w.-]{1,64}@[\w-]{1,64}(?:\.[\w-]{1,64})+|\b\d{1,3}(?:\.\d{1,3}){3}\b")  # me@host, an IP
 _TAB_ROW = re.compile(r"\t.{0,500}\t")  # a row of tab-separated cells
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
 _NUMBERED = re.compile(r"^\s*\d{1,6} {1,12}\S")  # a source line as a traceback quotes it, its number first
@@ -103,6 +113,15 @@ _CJK_LINE_END = re.compile(f"[{_CJK_CHARS}」』）][)）]?\\s*$")
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A heading or a small table of a turn, and where it stands: the number of units before it."""
+
+    at: int
+    heading: str = ""  # a heading's text
+    rows: tuple[tuple[str, ...], ...] = ()  # a table's rows, its header first, each a tuple of its cells
+
+
+@dataclass(frozen=True)
 class Prose:
     """What a turn's speaker wrote in their own words, as units (a paragraph's sentences or a list item),
     and what machine text was dropped."""
@@ -111,6 +130,7 @@ class Prose:
     items: list[bool] = field(default_factory=list)  # per unit: was it a list item
     dropped: list[str] = field(default_factory=list)  # kinds of machine text left out, in order
     error: str | None = None  # the last error line of a dropped stack trace or log, verbatim
+    marks: list[Mark] = field(default_factory=list)  # headings and small tables, in order
 
 
 def machine_kind(line: str) -> str | None:
@@ -134,6 +154,8 @@ def machine_kind(line: str) -> str | None:
         for kind, pattern in _MACHINE:
             if kind in ("shell", "stack", "listing", "diff") and pattern.match(body):
                 return kind
+    if _typed_command(s):
+        return "shell"
     # "**Total: 57 min**" is prose with emphasis, and "Next improvements (optional)" with an aside: not code
     symbols = len(_SYMBOLS.findall(_ASIDE.sub(" ", _EMPHASIS.sub("", s))))
     words = len(_WORD.findall(s)) + len(_CJK.findall(s)) // 2  # a CJK run has no spaces: two characters a word
@@ -142,32 +164,64 @@ def machine_kind(line: str) -> str | None:
     return None
 
 
+def _typed_command(s: str) -> bool:
+    """A command line typed without its prompt ("test ssh -L 8080:127.0.0.1:80 me@10.0.0.5", "mytool send 'hi'
+    --channel x --to 42"): a lower-case first word, two options or one and a host, no sentence end and none of the
+    small words a sentence has ("use -v and --force when you run it" is a sentence)."""
+    if not s[:1].islower() or s.endswith((".", "!", "?")):
+        return False
+    words = s.split()
+    flags = sum(1 for w in words if _FLAG.match(w))
+    if flags < 2 and not (flags and _HOST.search(s)):
+        return False
+    return not any(w.casefold() in STOPWORDS for w in words)
+
+
 def read_prose(text: str) -> Prose:
     """The prose of a turn: code blocks (by the Markdown reader), tables and machine lines left out;
-    a paragraph that is mostly machine lines is left out whole."""
+    a paragraph that is mostly machine lines is left out whole. Headings and small tables are kept as marks."""
     doc = parse(text)
     code = doc.in_code()
     heads = {i for h in doc.headings for i in range(h.line, h.end)}
+    titles = {h.line: h.text for h in doc.headings}
     dropped: list[str] = []
     error: str | None = None
-    paragraphs: list[list[str]] = []
+    paragraphs: list[list[str] | Mark] = []  # a paragraph's lines, or a heading or table (``at`` set below)
     current: list[str] = []
     if doc.code:
         dropped.append("code")
         for block in doc.code:
             error = _last_error(doc.lines[block.start : block.end]) or error
-    for i, line in enumerate(doc.lines):
-        if code[i] or not line.strip() or i in heads:
+    i = 0
+    while i < len(doc.lines):
+        line = doc.lines[i]
+        end = _table_end(doc.lines, code, i)
+        if code[i] or not line.strip() or i in heads or end > i:
             if current:
                 paragraphs.append(current)
                 current = []
+            if titles.get(i):
+                paragraphs.append(Mark(0, heading=titles[i]))
+            if end > i:  # a table: its own block, so the line that introduces it ("Final timings:") stays prose
+                dropped.extend(["table"] * (end - i))
+                if end - i - 2 <= TABLE_ROWS:
+                    rows = [_cells(doc.lines[n]) for n in range(i, end) if n != i + 1]
+                    paragraphs.append(Mark(0, rows=tuple(rows)))
+                i = end
+                continue
+            i += 1
             continue
         current.append(line)
+        i += 1
     if current:
         paragraphs.append(current)
     units: list[str] = []
     items: list[bool] = []
+    marks: list[Mark] = []
     for para in paragraphs:
+        if isinstance(para, Mark):
+            marks.append(Mark(len(units), para.heading, para.rows))
+            continue
         kinds = [machine_kind(ln) for ln in para]
         if "stack" in kinds:  # a traceback's numbered source lines ("  33 for col in cols:") are the trace's too
             kinds = [k or ("stack" if _NUMBERED.match(ln) else None) for ln, k in zip(para, kinds, strict=True)]
@@ -193,7 +247,40 @@ def read_prose(text: str) -> Prose:
             for s in _sentences(body):
                 units.append(s)
                 items.append(item)
-    return Prose(units, items, dropped, error)
+    return Prose(units, items, dropped, error, marks)
+
+
+def _table_end(lines: tuple[str, ...], code: list[bool], i: int) -> int:
+    """Where the Markdown table that starts at line ``i`` ends (its header, its rule, then rows), or ``i`` when
+    no table starts there."""
+    if code[i] or i + 1 >= len(lines) or not _ROW.match(lines[i]) or not _RULE.match(lines[i + 1]):
+        return i
+    end = i + 2
+    while end < len(lines) and not code[end] and _ROW.match(lines[end]):
+        end += 1
+    return end
+
+
+def _cells(row: str) -> tuple[str, ...]:
+    """A table row's cells, stripped; a "|" inside a backtick span or escaped is the cell's own."""
+    cells: list[str] = []
+    cell: list[str] = []
+    ticked = False
+    body = row.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    prev = ""
+    for ch in body:
+        if ch == "`":
+            ticked = not ticked
+        if ch == "|" and not ticked and prev != "\\":
+            cells.append("".join(cell).strip())
+            cell = []
+        else:
+            cell.append(ch)
+        prev = ch
+    cells.append("".join(cell).strip())
+    return tuple(cells)
 
 
 def _sentence_like(line: str) -> bool:
