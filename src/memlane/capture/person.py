@@ -418,8 +418,9 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         kind, score, role = "world", 0.85, "decided"
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
-        asks = ASKS_HELP.search(u) or UNSURE.match(u)  # "But I'm not sure if I should use ...": no decision
-        kind, score, role = ("world", 0.5, "") if asks else ("world", 0.8, "" if AT_WORK.match(u) else "decided")
+        # help asked for, a doubt ("But I'm not sure if I should use ..."), a step of the work at hand: no decision
+        asks = ASKS_HELP.search(u) or UNSURE.match(u) or AT_WORK.match(u)
+        kind, score, role = "world", 0.8, "" if asks else "decided"
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""
@@ -439,8 +440,6 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         score = min(score, 0.45)
         bonus = 0.1 if specific(u) or names_someone(u.split(" ", 1)[-1]) else 0.0
     score += bonus
-    if not role and kind != "opinion" and score < 0.9 and UNSURE.match(u):
-        score = 0.6  # "I'm not sure how to ...": a request for help (one that says "I've never ..." is a fact)
     if not role and score < 0.85 and _ADDRESSED.search(PROTECTED.sub(" ", u)):
         score -= 0.2  # about the chat with the agent ("I ran your command and got ..."), not the person's world
     return Candidate(score, kind, self_contained(u, speaker, day), i, speaker, role, conf)
