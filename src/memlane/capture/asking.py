@@ -1,8 +1,8 @@
 """What a sentence of the person asks of the agent now, rather than states: work to do, help, a want of the moment.
 
-Such a sentence sets nothing a person would ask memory for later ("Then go through our definitions", "I want to
-make sure the layout is responsive", "I'm not sure how to configure it"); :mod:`memlane.capture.person` scores it
-below the person's statements, so that within a session's budget the statements come first.
+Such a sentence decides nothing ("Then go through our definitions", "I want to make sure the layout is
+responsive", "I'm not sure if I should use ...", "I'm trying to clean the data, and I need to ..."):
+:mod:`memlane.capture.person` gives it no "Decided" label, and work asked for now scores below a statement.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ ASKS_WORK = re.compile(
     r"(?!\s*:|\s+(?:that|of)\b)",  # "Update: my sister moved", "Also read that ...", "Review of": not asked for
     re.I,
 )
-# "However, I'm not sure how to configure it", "I don't know how to ...", "I'm wondering if ...": a request for help,
-# not a fact of the person (a long chat's many such sentences took the budget from what was stated). Not "I'm
-# having trouble with my Pi 4" (a setup), "I don't know anyone in Lisbon" or "Although I'm not sure, I host ..."
+# "However, I'm not sure how to configure it", "I don't know how to ...", "I'm wondering if ...": a doubt, no
+# decision. Not "I'm having trouble with my Pi 4" (a setup), "I don't know anyone in Lisbon" or "Although I'm not
+# sure, I host ..."
 UNSURE = re.compile(
     r"^\W{0,3}(?:(?:but|however|so|and|still)[,]?\s+)*(?:i(?:'m| am)\s+(?:still\s+)?(?:not (?:sure|certain)|unsure)"
     r"(?!\s+yet\b)|i (?:don'?t|do not) (?:know|understand) (?:how|what|why|whether|if|where|which)|i(?:'m| am) "
