@@ -57,3 +57,9 @@ CARRY_ON = re.compile(
     r"(?:continue|proceed|resume|carry on|keep going|go on|move on)\b(?!\s+(?:to use|using)\b)",
     re.I,
 )
+
+
+def decides_nothing(sentence: str) -> bool:
+    """Whether a sentence that reads as a want or decision asks for help, doubts or names a step of the work at hand
+    (:data:`ASKS_HELP`, :data:`UNSURE`, :data:`AT_WORK`): kept, but no "Decided" line."""
+    return bool(ASKS_HELP.search(sentence) or UNSURE.match(sentence) or AT_WORK.match(sentence))

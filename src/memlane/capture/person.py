@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..text.keywords import STOPWORDS
 from . import chinese
 from .agreed import CONTRAST, confirmed_proposal, confirms, followed
-from .asking import ASKS_HELP, ASKS_WORK, AT_WORK, CARRY_ON, UNSURE, WANTS
+from .asking import ASKS_WORK, CARRY_ON, WANTS, decides_nothing
 from .options import CHOICE_WORDS, adopted, chosen_by_name, purpose
 from .outcomes import with_list
 from .outside import SHARED_SHARE_SAID, OutsideText
@@ -419,8 +419,7 @@ def _person_unit(u: str, i: int, speaker: str, day: dt.date | None) -> Candidate
         conf = None
     elif _DECISION.search(u) and length >= 3 and _substance(u):
         # help asked for, a doubt ("But I'm not sure if I should use ..."), a step of the work at hand: no decision
-        asks = ASKS_HELP.search(u) or UNSURE.match(u) or AT_WORK.match(u)
-        kind, score, role = "world", 0.8, "" if asks else "decided"
+        kind, score, role = "world", 0.8, "" if decides_nothing(u) else "decided"
         conf = None
     elif conf is not None and length >= 3:
         kind, score, role = "opinion", 0.7, ""

@@ -105,7 +105,7 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
         # is the response time") takes two
         # Said in one conversation, two counts of a thing the question asks about need not be said in words alike
         # ("12 hours of overtime in February", then half an hour later "got it down to just 4 hours")
-        alike = close(a, b) or len(a.frame & b.frame) >= ASKED_OVERLAP * len(a.frame | b.frame)
+        alike = close(a, b) or words_alike(a, b, ASKED_OVERLAP)
         if alike and (
             (counted and len(anchor) >= ANCHOR - said_changed) or (apart & numbers.MEASURES and len(anchor) >= ANCHOR)
         ):
@@ -140,7 +140,7 @@ def same_thing(a: Said, b: Said, *, asked: Said | None = None) -> bool:
     # (cosine >= 0.8) made, 4 joined different things ("the probability of an even roll" and "study sessions
     # extended to 4 hours") and 3 more were doubtful.
     shared = len(a.frame & b.frame)
-    return shared >= MIN_SHARED - update and shared / len(a.frame | b.frame) >= OVERLAP
+    return shared >= MIN_SHARED - update and words_alike(a, b, OVERLAP)
 
 
 def _changed_from(earlier: Said, later: Said, wanted: frozenset[str]) -> bool:
@@ -215,6 +215,11 @@ def _grown(earlier: Said, later: Said) -> bool:
     if earlier.as_of == (0, 0) or later.as_of <= earlier.as_of:
         return False
     return all(any(not u.startswith("goal:") for u in s.units) for s in (earlier, later))
+
+
+def words_alike(a: Said, b: Said, share: float) -> bool:
+    """Whether at least ``share`` of the words of ``a`` and ``b`` (their frames, values set aside) are in both."""
+    return len(a.frame & b.frame) >= share * len(a.frame | b.frame)
 
 
 def close(a: Said, b: Said) -> bool:
@@ -295,8 +300,7 @@ def sure(earlier: Said, later: Said) -> bool:
     API's 180ms"; "usage" and "limit") share a question's words, not a change said."""
     if _changed_from(earlier, later, earlier.frame | earlier.values):
         return True
-    alike = len(earlier.frame & later.frame) >= OVERLAP * len(earlier.frame | later.frame)
-    return later.update and (close(earlier, later) or alike)
+    return later.update and (close(earlier, later) or words_alike(earlier, later, OVERLAP))
 
 
 def marked(found: Mapping[int, Supersession]) -> dict[int, Supersession]:
